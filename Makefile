@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+# The index of what this repository does. Every target installs what it
+# needs first (make deps, as root).
+#
+#   make                 = make bench
+#   make test            selftests on base and patched kernels of every base
+#   make bench           base vs patched, instructions/op, table and plot
+#   make check           checkpatch --strict, git am, sparse, W=1, coccicheck
+#   make prepare         unpack the base, apply the series, add the selftests
+#   make kernel          build one kernel (BASE=, VARIANT=patched|base)
+#   make initramfs       busybox + selftests + bench + auditctl
+#   make boot            boot one kernel and run RUN=selftests|bench|shell
+#   make export          prepared tree's commits -> patches/BASE/
+#   make series          the series as mails, selftests included -> build/series/BASE/
+#   make apply KSRC=dir  apply the matching series to your own tree
+#   make clean           remove build/ (keeps the ccache)
+
+BASE ?= 6.12
+VARIANT ?= patched
+RUN ?= selftests
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: all deps prepare kernel kernels initramfs boot test bench check \
+	export series apply clean help
+
+all: bench
+
+help:
+	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@$(S)/deps.sh
+
+prepare: deps
+	@$(S)/prepare.sh $(BASE)
+
+kernel: prepare
+	@$(S)/build-kernel.sh $(BASE) $(VARIANT)
+
+kernels: prepare
+	@$(S)/build-kernel.sh $(BASE) base && $(S)/build-kernel.sh $(BASE) patched
+
+initramfs: prepare
+	@$(S)/initramfs.sh $(BASE)
+
+boot: kernel initramfs
+	@$(S)/qemu-run.sh $(BASE) $(VARIANT) $(RUN) $(ARGS)
+
+# BASES= limits the bases (default: all); TESTS= a subset of the selftests
+test: deps
+	@$(S)/test.sh
+
+bench: deps
+	@$(S)/bench.sh $(BASE)
+
+check: deps
+	@$(S)/check.sh $(BASES)
+
+export: deps
+	@$(S)/export.sh $(BASE)
+
+series: deps
+	@$(S)/series.sh $(BASE)
+
+apply: deps
+	@$(S)/apply.sh "$(KSRC)"
+
+clean:
+	rm -rf build

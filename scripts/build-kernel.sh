@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# build-kernel.sh BASE VARIANT: bzImage from tinyconfig + Kconfig fragments.
+#   VARIANT=patched builds build/BASE/linux (the series applied),
+#   VARIANT=base    builds the pristine base (tag "base" of the same tree).
+# Output: build/BASE/VARIANT/arch/x86/boot/bzImage (and System.map, vmlinux).
+# FRAGMENTS="file ..." merges extra fragments (e.g. Kconfig/debug.config).
+set -eu
+. "$(dirname "$0")/lib.sh"
+load_base "${1:-}"
+VARIANT=${2:-patched}
+need gcc make flex bison bc ccache
+[ -d "$KSRC/.git" ] || die "$KSRC is not prepared: run 'make prepare BASE=$BASE'"
+
+# Both variants build from the one tree, at the same path, so that ccache
+# shares every object the series does not touch: the base variant checks out
+# tag "base" for the duration of its build and returns to the branch after.
+SRC=$KSRC
+case "$VARIANT" in
+patched) ;;
+base)
+	[ -z "$(git -C "$KSRC" status --porcelain --untracked-files=no)" ] ||
+		die "$KSRC has uncommitted changes; commit them (and 'make export') before building the base variant"
+	branch=$(git -C "$KSRC" symbolic-ref -q --short HEAD) ||
+		die "$KSRC is not on a branch (an earlier base build interrupted?): 'git -C $KSRC checkout master'"
+	trap 'git -C "$KSRC" checkout -q "$branch"' EXIT
+	git -C "$KSRC" checkout -q --detach base
+	;;
+*) die "unknown VARIANT '$VARIANT' (patched or base)" ;;
+esac
+OUT=$BDIR/$VARIANT${SUFFIX:-}
+mkdir -p "$OUT"
+
+frags="$TOP/Kconfig/base.config $TOP/Kconfig/audit.config"
+[ -f "$TOP/tools/testing/selftests/audit/config" ] &&
+	frags="$frags $TOP/tools/testing/selftests/audit/config"
+for f in ${FRAGMENTS:-}; do
+	[ -f "$f" ] || f=$TOP/$f
+	[ -f "$f" ] || die "config fragment $f not found"
+	frags="$frags $f"
+done
+
+# Reconfigure only when a fragment changed; otherwise build incrementally.
+cfgsum=$(cat $frags | sha256sum | cut -d' ' -f1)
+if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.fragments.sum" 2>/dev/null)" != "$cfgsum" ]; then
+	info "$BASE/$VARIANT: configuring (tinyconfig +$(for f in $frags; do printf ' %s' "${f#$TOP/}"; done))"
+	kmake -C "$SRC" O="$OUT" tinyconfig >/dev/null
+	cat $frags > "$OUT/fragments.config"
+	(cd "$OUT" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" .config fragments.config >/dev/null)
+	kmake -C "$SRC" O="$OUT" olddefconfig >/dev/null 2>&1
+	# every option the fragments ask for must have survived olddefconfig
+	bad=0
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=n) o=${line%%=*}; grep -q "^$o=" "$OUT/.config" && { echo "  $o: wanted n, got $(grep "^$o=" "$OUT/.config")" >&2; bad=1; } ;;
+		CONFIG_*=*) grep -qx "$line" "$OUT/.config" || { echo "  ${line%%=*}: wanted ${line#*=}, got $(grep "^${line%%=*}=" "$OUT/.config" || echo unset)" >&2; bad=1; } ;;
+		esac
+	done < <(grep -h '^CONFIG_' $frags)
+	[ $bad = 0 ] || die "$BASE/$VARIANT: the config fragments ask for options Kconfig would not give (dependencies missing?)"
+	echo "$cfgsum" > "$OUT/.fragments.sum"
+fi
+
+info "$BASE/$VARIANT: building bzImage in ${OUT#$TOP/}"
+start=$(date +%s)
+if ! kmake -C "$SRC" O="$OUT" bzImage >"$OUT/build.log" 2>&1; then
+	grep -E -B2 -A6 "error:|Error [0-9]" "$OUT/build.log" | head -60 >&2
+	die "$BASE/$VARIANT: kernel build failed (full log: ${OUT#$TOP/}/build.log)"
+fi
+info "$BASE/$VARIANT: built in $(( $(date +%s) - start ))s: ${OUT#$TOP/}/arch/x86/boot/bzImage"

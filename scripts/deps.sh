@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what the harness needs with apt. Idempotent: does nothing when all is there.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+PKGS="qemu-system-x86 qemu-utils quilt sparse coccinelle busybox-static liburing-dev
+flex bison bc libelf-dev libssl-dev ccache cpio xz-utils gnuplot-nox git make gcc
+libc6-dev perl python3 dpkg-dev kmod rsync file"
+
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+for b in $BASES_ALL; do
+	(
+		. "$TOP/kernel/$b.conf"
+		v=$(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || true)
+		[ "$v" = "$PKG_VERSION" ] || echo "$PKG=$PKG_VERSION"
+	)
+done > "${TMPDIR:-/tmp}/deps.$$"
+missing="$missing $(cat "${TMPDIR:-/tmp}/deps.$$")"
+rm -f "${TMPDIR:-/tmp}/deps.$$"
+missing=$(echo $missing)
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "error: missing packages: $missing" >&2
+	echo "run as root:  apt-get update && apt-get install -y --no-install-recommends $missing" >&2
+	echo "or:           sudo make deps" >&2
+	exit 1
+fi
+info "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+if [ ! -d /var/lib/apt/lists ] || [ -z "$(ls /var/lib/apt/lists/*_Packages 2>/dev/null)" ] ||
+   [ -n "$(find /var/lib/apt/lists -maxdepth 0 -mmin +720)" ]; then
+	apt-get update -q >/dev/null
+fi
+if ! apt-get install -y -q --no-install-recommends --allow-downgrades $missing >/tmp/deps-apt.log 2>&1; then
+	apt-get update -q >/dev/null
+	if ! apt-get install -y -q --no-install-recommends --allow-downgrades $missing >/tmp/deps-apt.log 2>&1; then
+		tail -20 /tmp/deps-apt.log >&2
+		for m in $missing; do
+			case "$m" in *=*)
+				apt-cache policy "${m%%=*}" | grep -q " ${m#*=} " ||
+					echo "error: $m is no longer in the archive; run scripts/bump-base.sh to move the pin" >&2
+			esac
+		done
+		die "apt-get install failed (log: /tmp/deps-apt.log)"
+	fi
+fi

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common helpers for the harness scripts. Source it; do not run it.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+BASES_ALL=$(cd "$TOP/kernel" && ls *.conf | sed 's/\.conf$//' | sort -V | tr '\n' ' ')
+
+die() { echo "error: $*" >&2; exit 1; }
+info() { echo "==> $*" >&2; }
+
+# load_base BASE: read kernel/BASE.conf into the environment
+load_base() {
+	BASE=$1
+	[ -n "$BASE" ] || die "no BASE given (known: $BASES_ALL)"
+	[ -f "$TOP/kernel/$BASE.conf" ] ||
+		die "unknown base '$BASE' (known: $BASES_ALL); add kernel/$BASE.conf to support it"
+	# shellcheck disable=SC1090
+	. "$TOP/kernel/$BASE.conf"
+	BDIR=$BUILD/$BASE
+	KSRC=$BDIR/linux
+	PATCHDIR=$TOP/patches/$BASE
+}
+
+need() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 ||
+			die "'$t' is not installed; run 'make deps' (as root) to install what the harness needs"
+	done
+}
+
+# hash of everything that determines a prepared tree
+inputs_hash() {
+	{
+		echo "$SHA256"
+		cat "$PATCHDIR/series" 2>/dev/null
+		while read -r p; do
+			case "$p" in ''|'#'*) continue ;; esac
+			cat "$PATCHDIR/$p"
+		done < <(cat "$PATCHDIR/series" 2>/dev/null)
+		cat "$TOP/patches/selftests.msg"; (cd "$TOP" && git ls-files -co --exclude-standard tools/testing/selftests/audit | sort | xargs cat)
+	} | sha256sum | cut -d' ' -f1
+}
+
+series_patches() {
+	[ -f "$PATCHDIR/series" ] || return 0
+	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHDIR/series" | awk '{print $1}'
+}
+
+# kernel build settings shared by build and check
+kmake() {
+	make -s ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-audit-fastpath harness}
+export GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-harness@localhost}
+export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-audit-fastpath harness}
+export GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-harness@localhost}

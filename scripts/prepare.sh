@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# prepare.sh BASE: build/BASE/linux = pristine base (tag "base") + series (git am)
+# + selftests commit. Does nothing when its inputs have not changed.
+set -eu
+. "$(dirname "$0")/lib.sh"
+load_base "${1:-}"
+need git xz sha256sum
+
+stamp=$BDIR/prepared.stamp
+want=$(inputs_hash)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -d "$KSRC/.git" ] &&
+   [ -z "$(git -C "$KSRC" status --porcelain --untracked-files=no)" ]; then
+	info "$BASE: prepared tree is up to date ($KSRC)"
+	exit 0
+fi
+
+[ -f "$TARBALL" ] || die "$TARBALL missing: run 'make deps' (installs $PKG=$PKG_VERSION)"
+mkdir -p "$BDIR"
+
+if [ ! -d "$KSRC/.git" ] || ! git -C "$KSRC" rev-parse -q --verify refs/tags/base >/dev/null; then
+	info "$BASE: checking $TARBALL"
+	got=$(sha256sum "$TARBALL" | cut -d' ' -f1)
+	[ "$got" = "$SHA256" ] ||
+		die "$TARBALL: sha256 $got, kernel/$BASE.conf pins $SHA256 ($PKG $PKG_VERSION); installed version: $(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null)"
+	info "$BASE: unpacking $PKG $PKG_VERSION"
+	rm -rf "$KSRC" "$KSRC.tmp"
+	mkdir -p "$KSRC.tmp"
+	tar -xJf "$TARBALL" -C "$KSRC.tmp"
+	mv "$KSRC.tmp/$TOPDIR" "$KSRC"
+	rmdir "$KSRC.tmp"
+	(
+		cd "$KSRC"
+		git init -q -b master
+		git config core.autocrlf false
+		git config gc.auto 0
+		# Debian's packaging appends "/*" to .gitignore (its git tree holds
+		# only debian/); drop that block so git status works as upstream.
+		n=$(grep -n '^# Debian packaging: ignore everything' .gitignore | cut -d: -f1)
+		[ -z "$n" ] || head -n $((n - 3)) .gitignore > .gitignore.new
+		[ -z "$n" ] || mv .gitignore.new .gitignore
+		git add -A -f .
+		git commit -q --date="2000-01-01T00:00:00Z" -m "Linux $KVER ($PKG $PKG_VERSION)" \
+			-m "Unpacked from $TARBALL (sha256 $SHA256)." \
+			-m "The Debian packaging block at the end of .gitignore is removed."
+		git tag base
+	)
+else
+	if [ -n "$(git -C "$KSRC" status --porcelain --untracked-files=no)" ] ||
+	   [ -d "$KSRC/.git/rebase-apply" ]; then
+		if [ "${FORCE:-0}" != 1 ]; then
+			die "$KSRC has uncommitted changes or an unfinished 'git am'. Commit and 'make export BASE=$BASE', or rerun with FORCE=1 to discard them."
+		fi
+	fi
+	git -C "$KSRC" am --abort >/dev/null 2>&1 || true
+	# keep the developer's commits reachable before resetting
+	if [ "$(git -C "$KSRC" rev-parse HEAD)" != "$(git -C "$KSRC" rev-parse base)" ]; then
+		git -C "$KSRC" branch -f "previous-$(date +%Y%m%d-%H%M%S)" HEAD
+	fi
+	git -C "$KSRC" checkout -q -f master 2>/dev/null || git -C "$KSRC" checkout -q -f -B master
+	git -C "$KSRC" reset -q --hard base
+	git -C "$KSRC" clean -q -fdx
+fi
+rm -f "$stamp"
+
+cd "$KSRC"
+n=0
+for p in $(series_patches); do
+	n=$((n + 1))
+	f=$PATCHDIR/$p
+	[ -f "$f" ] || die "patches/$BASE/series names $p, which does not exist"
+	if ! git am -q --keep-cr --committer-date-is-author-date "$f" >"$BDIR/am.log" 2>&1; then
+		echo "error: patches/$BASE/$p (patch $n of the series) does not apply to $PKG $PKG_VERSION" >&2
+		# name the failing hunk(s)
+		git apply --check -v "$f" 2>&1 | grep -E "^(error|Checking|Hunk|Applying)|does not apply|patch failed" | sed 's/^/  /' >&2 || true
+		sed 's/^/  /' "$BDIR/am.log" >&2
+		echo "The tree is left in $KSRC with 'git am' stopped at this patch: inspect, then 'git am --abort'." >&2
+		exit 1
+	fi
+done
+info "$BASE: applied $n patch(es) from patches/$BASE/series"
+
+# the selftests, from this repository, as the last commit
+rm -rf tools/testing/selftests/audit
+mkdir -p tools/testing/selftests/audit
+(cd "$TOP/tools/testing/selftests/audit" && git ls-files -co --exclude-standard . 2>/dev/null || find . -type f) |
+	(cd "$TOP/tools/testing/selftests/audit" && xargs cp --parents -t "$KSRC/tools/testing/selftests/audit/")
+if ! grep -qx 'TARGETS += audit' tools/testing/selftests/Makefile; then
+	sed -i '0,/^TARGETS += /s//TARGETS += audit\nTARGETS += /' tools/testing/selftests/Makefile
+fi
+git add -A tools/testing/selftests
+if ! git diff --cached --quiet; then
+	git commit -q -F "$TOP/patches/selftests.msg" \
+		--date="2000-01-01T00:00:00Z"
+fi
+echo "$want" > "$stamp"
+info "$BASE: prepared $KSRC ($(git rev-list --count base..HEAD) commit(s) on base)"

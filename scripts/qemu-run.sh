@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# qemu-run.sh BASE VARIANT RUN [extra kernel args...]
+# Boots build/BASE/VARIANT's bzImage with build/BASE/initramfs.cpio.gz under
+# QEMU and runs RUN (probe, selftests, bench) in the guest. The console goes
+# to build/BASE/VARIANT/console-RUN.log. Fails, with the last 60 console
+# lines, on timeout, panic, oops, BUG, WARN, KASAN/lockdep reports or when
+# the guest never reports its end marker.
+# Environment: TIMEOUT (s, default 900), ICOUNT=1 (instruction-counting TCG:
+# -icount shift=0,sleep=off), SMP (default 2), MEM (default 1G), LOG (path).
+set -eu
+. "$(dirname "$0")/lib.sh"
+load_base "${1:-}"
+VARIANT=${2:-patched}
+RUN=${3:-selftests}
+shift 3 || true
+need qemu-system-x86_64 timeout
+
+KERNEL=$BDIR/$VARIANT${SUFFIX:-}/arch/x86/boot/bzImage
+INITRD=$BDIR/initramfs.cpio.gz
+[ -f "$KERNEL" ] || die "$KERNEL missing: run 'make kernel BASE=$BASE VARIANT=$VARIANT'"
+[ -f "$INITRD" ] || die "$INITRD missing: run 'make initramfs BASE=$BASE'"
+LOG=${LOG:-$BDIR/$VARIANT${SUFFIX:-}/console-$RUN.log}
+SMP=${SMP:-2}
+MEM=${MEM:-1G}
+TIMEOUT=${TIMEOUT:-900}
+
+accel=tcg
+if [ "${ICOUNT:-0}" = 1 ]; then
+	accel_args="-accel tcg,thread=single -icount shift=0,sleep=off"
+elif [ "$RUN" != probe ] && [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" "$VARIANT")" = kvm ]; then
+	accel=kvm
+	accel_args="-accel kvm"
+else
+	accel_args="-accel tcg,thread=single"
+fi
+
+append="console=ttyS0 loglevel=5 panic=-1 oops=panic panic_on_warn=0 rdinit=/init harness.run=$RUN $*"
+echo "$BASE/$VARIANT: booting ($accel${ICOUNT:+, icount}) harness.run=$RUN" >&2
+set +e
+timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
+	-nodefaults -nographic -no-reboot -serial stdio -monitor none \
+	$accel_args -cpu max -smp "$SMP" -m "$MEM" \
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
+	</dev/null >"$LOG" 2>&1
+qrc=$?
+set -e
+tr -d '\r' < "$LOG" > "$LOG.tmp" && mv "$LOG.tmp" "$LOG"
+
+fail=
+end=$(grep -a "^HARNESS-END $RUN rc=" "$LOG" | tail -1)
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	fail="guest timed out after ${TIMEOUT}s"
+elif grep -aqE "Kernel panic|BUG: |Oops|WARNING: |UBSAN:|KASAN|KFENCE|possible circular locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|list_(add|del) corruption|general protection fault|Call Trace:" "$LOG"; then
+	fail="kernel reported a problem: $(grep -aE -m1 "Kernel panic|BUG: |Oops|WARNING: |UBSAN:|KASAN|KFENCE|possible circular locking|inconsistent lock state|suspicious RCU usage|sleeping function|corruption|general protection fault|Call Trace:" "$LOG")"
+elif [ -z "$end" ]; then
+	fail="guest ended (qemu rc=$qrc) without reporting the end of '$RUN'"
+fi
+if [ -n "$fail" ]; then
+	echo "error: $BASE/$VARIANT: $fail" >&2
+	echo "---- last 60 console lines ($LOG) ----" >&2
+	tail -n 60 "$LOG" >&2
+	echo "----" >&2
+	exit 3
+fi
+rc=${end##*rc=}
+exit "$rc"

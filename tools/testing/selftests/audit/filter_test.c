@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Audit selftests: the syscall exit filter, rule order, the task list, the
+ * exclude list, user messages and rule changes while syscalls run.
+ */
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "../kselftest_harness.h"
+#include "audit_common.h"
+
+/*
+ * The syscall most tests audit: lseek(1000, 2000, 3) with a fourth register
+ * of 4000, run by a child with uid 1001, euid 1002 and auid (loginuid) 4242.
+ * It fails with EBADF, so success=no exit=-9, and its arguments are known.
+ */
+#define T_FD		1000
+#define T_OFF		2000
+#define T_WHENCE	3
+#define T_A3		4000
+#define T_UID		1001
+#define T_EUID		1002
+#define T_AUID		4242
+
+static int set_loginuid(unsigned int auid)
+{
+	char buf[16];
+	int fd, n, ret = 0;
+
+	fd = open("/proc/self/loginuid", O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%u", auid);
+	if (write(fd, buf, n) != n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int child_lseek_as_user(void *arg)
+{
+	long ret;
+
+	if (set_loginuid(T_AUID))
+		return 10;
+	if (setresuid(T_UID, T_EUID, T_EUID))
+		return 11;
+	ret = syscall(__NR_lseek, T_FD, T_OFF, T_WHENCE, T_A3);
+	return ret == -1 && errno == EBADF ? 0 : 12;
+}
+
+static int child_lseek(void *arg)
+{
+	long ret = syscall(__NR_lseek, T_FD, T_OFF, T_WHENCE, T_A3);
+
+	return ret == -1 && errno == EBADF ? 0 : 12;
+}
+
+static int child_getpid_getppid(void *arg)
+{
+	syscall(__NR_getpid);
+	syscall(__NR_getppid);
+	return 0;
+}
+
+static int child_three_syscalls(void *arg)
+{
+	syscall(__NR_getpid);
+	syscall(__NR_getppid);
+	syscall(__NR_lseek, T_FD, T_OFF, T_WHENCE, T_A3);
+	return 0;
+}
+
+/* Run @fn in a child whose pid the rules added by @add may use. */
+#define RUN_CHILD(nl, fn, add)						\
+	({								\
+		struct audit_child __c = { -1, -1 };				\
+		ASSERT_EQ(0, audit_child_start(&__c, fn, NULL));	\
+		pid_t child = __c.pid;					\
+		add;							\
+		int __st = audit_child_finish(&__c);			\
+		ASSERT_TRUE(WIFEXITED(__st));				\
+		ASSERT_EQ(0, WEXITSTATUS(__st));			\
+		ASSERT_LE(0, audit_sync(nl)) {				\
+			TH_LOG("marker record never arrived");		\
+		}							\
+		child;							\
+	})
+
+#define ADD(nl, r) ASSERT_EQ(0, audit_add(nl, r))
+
+#define EXPECT_RECORD(nl, nr, pid, key)					\
+	({								\
+		const struct audit_record *__r =			\
+			audit_syscall_record(nl, nr, pid, key);		\
+		if (!__r) {						\
+			audit_dump(nl);					\
+		}							\
+		ASSERT_NE(NULL, __r) {					\
+			TH_LOG("no SYSCALL record for syscall %d pid %d key %s", \
+			       (int)(nr), (int)(pid), key ? key : "(any)"); \
+		}							\
+		__r;							\
+	})
+
+#define EXPECT_NO_RECORD(nl, nr, pid)					\
+	do {								\
+		const struct audit_record *__r =			\
+			audit_syscall_record(nl, nr, pid, NULL);	\
+		ASSERT_EQ(NULL, __r) {					\
+			TH_LOG("unexpected record: %s", __r->text);	\
+		}							\
+	} while (0)
+
+AUDIT_FIXTURE(filter);
+
+/* a rule on one syscall number matches that syscall, fields as expected */
+TEST_F(filter, syscall_number)
+{
+	struct audit_nl *nl = &self->nl;
+	const struct audit_record *r;
+	struct audit_rule rule;
+	char arch[16];
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_lseek, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, "t_nr");
+		ADD(nl, &rule);
+	}));
+	r = EXPECT_RECORD(nl, __NR_lseek, pid, "t_nr");
+	snprintf(arch, sizeof(arch), "%x", AUDIT_ARCH_NATIVE);
+	EXPECT_TRUE(audit_field_is(r, "arch", arch));
+	EXPECT_TRUE(audit_field_is(r, "success", "no"));
+	EXPECT_TRUE(audit_field_is_num(r, "exit", -EBADF));
+	EXPECT_TRUE(audit_field_is(r, "a0", "3e8"));
+	EXPECT_TRUE(audit_field_is(r, "a1", "7d0"));
+	EXPECT_TRUE(audit_field_is(r, "a2", "3"));
+	EXPECT_TRUE(audit_field_is(r, "a3", "fa0"));
+	EXPECT_TRUE(audit_field_is_num(r, "ppid", getpid()));
+	/* the event ends with an EOE record */
+	EXPECT_NE(NULL, audit_event_record(nl, r->serial, AUDIT_EOE, 0));
+}
+
+/* a rule on another syscall does not match */
+TEST_F(filter, other_syscall_not_matched)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_getpid_getppid, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, child, NULL);
+		ADD(nl, &rule);
+	}));
+	EXPECT_RECORD(nl, __NR_getppid, pid, NULL);
+	EXPECT_NO_RECORD(nl, __NR_getpid, pid);
+}
+
+/* a rule for the native syscall number under another arch does not match */
+TEST_F(filter, arch_mismatch)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_getpid_getppid, ({
+		rule = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+		audit_rule_field(&rule, AUDIT_ARCH, AUDIT_EQUAL,
+				 AUDIT_ARCH_NATIVE == AUDIT_ARCH_I386 ?
+				 AUDIT_ARCH_X86_64 : AUDIT_ARCH_I386);
+		audit_rule_syscall(&rule, __NR_getpid);
+		audit_rule_field(&rule, AUDIT_PID, AUDIT_EQUAL, child);
+		ADD(nl, &rule);
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, child, NULL);
+		ADD(nl, &rule);
+	}));
+	EXPECT_RECORD(nl, __NR_getppid, pid, NULL);
+	EXPECT_NO_RECORD(nl, __NR_getpid, pid);
+}
+
+/* -S all matches every syscall */
+TEST_F(filter, all_syscalls)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_three_syscalls, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, -1, child, "t_all");
+		ADD(nl, &rule);
+	}));
+	EXPECT_RECORD(nl, __NR_getpid, pid, "t_all");
+	EXPECT_RECORD(nl, __NR_getppid, pid, "t_all");
+	EXPECT_RECORD(nl, __NR_lseek, pid, "t_all");
+	/* and the child's exit_group, which never returns, is not logged */
+	EXPECT_NO_RECORD(nl, __NR_exit_group, pid);
+}
+
+/* a rule without a key logs key=(null) */
+TEST_F(filter, no_filterkey)
+{
+	struct audit_nl *nl = &self->nl;
+	const struct audit_record *r;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_lseek, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, NULL);
+		ADD(nl, &rule);
+	}));
+	r = EXPECT_RECORD(nl, __NR_lseek, pid, NULL);
+	EXPECT_TRUE(audit_field_is(r, "key", "(null)"));
+}
+
+/* ---- fields and operators ---- */
+
+AUDIT_FIXTURE(fieldop);
+
+enum { V_PID, V_UID, V_EUID, V_AUID, V_SUCCESS, V_EXIT, V_A0, V_A1, V_A2,
+       V_A3 };
+
+FIXTURE_VARIANT(fieldop)
+{
+	__u32 field;
+	__u32 op;
+	int base;		/* which value of the audited syscall */
+	long long delta;	/* rule value = that value + delta */
+	bool match;
+	const char *rec_key;	/* field in the record that shows the value */
+	const char *rec_val;
+};
+
+#define FV(name, f, o, b, d, m, k, v)					\
+	FIXTURE_VARIANT_ADD(fieldop, name) {				\
+		.field = f, .op = o, .base = b, .delta = d, .match = m,	\
+		.rec_key = k, .rec_val = v,				\
+	}
+
+FV(pid_eq, AUDIT_PID, AUDIT_EQUAL, V_PID, 0, true, NULL, NULL);
+FV(pid_eq_other, AUDIT_PID, AUDIT_EQUAL, V_PID, 1, false, NULL, NULL);
+FV(pid_ne, AUDIT_PID, AUDIT_NOT_EQUAL, V_PID, 1, true, NULL, NULL);
+FV(pid_ne_self, AUDIT_PID, AUDIT_NOT_EQUAL, V_PID, 0, false, NULL, NULL);
+FV(pid_lt, AUDIT_PID, AUDIT_LESS_THAN, V_PID, 1, true, NULL, NULL);
+FV(pid_lt_self, AUDIT_PID, AUDIT_LESS_THAN, V_PID, 0, false, NULL, NULL);
+FV(pid_le, AUDIT_PID, AUDIT_LESS_THAN_OR_EQUAL, V_PID, 0, true, NULL, NULL);
+FV(pid_le_below, AUDIT_PID, AUDIT_LESS_THAN_OR_EQUAL, V_PID, -1, false, NULL, NULL);
+FV(pid_gt, AUDIT_PID, AUDIT_GREATER_THAN, V_PID, -1, true, NULL, NULL);
+FV(pid_gt_self, AUDIT_PID, AUDIT_GREATER_THAN, V_PID, 0, false, NULL, NULL);
+FV(pid_ge, AUDIT_PID, AUDIT_GREATER_THAN_OR_EQUAL, V_PID, 0, true, NULL, NULL);
+FV(pid_ge_above, AUDIT_PID, AUDIT_GREATER_THAN_OR_EQUAL, V_PID, 1, false, NULL, NULL);
+FV(uid_eq, AUDIT_UID, AUDIT_EQUAL, V_UID, 0, true, "uid", "1001");
+FV(uid_eq_euid, AUDIT_UID, AUDIT_EQUAL, V_EUID, 0, false, NULL, NULL);
+FV(uid_lt, AUDIT_UID, AUDIT_LESS_THAN, V_UID, 1, true, "uid", "1001");
+FV(euid_eq, AUDIT_EUID, AUDIT_EQUAL, V_EUID, 0, true, "euid", "1002");
+FV(euid_ne, AUDIT_EUID, AUDIT_NOT_EQUAL, V_EUID, 0, false, NULL, NULL);
+FV(euid_ge, AUDIT_EUID, AUDIT_GREATER_THAN_OR_EQUAL, V_EUID, 0, true, "euid", "1002");
+FV(auid_eq, AUDIT_LOGINUID, AUDIT_EQUAL, V_AUID, 0, true, "auid", "4242");
+FV(auid_gt, AUDIT_LOGINUID, AUDIT_GREATER_THAN, V_AUID, 0, false, NULL, NULL);
+FV(auid_le, AUDIT_LOGINUID, AUDIT_LESS_THAN_OR_EQUAL, V_AUID, 0, true, "auid", "4242");
+FV(success_failed, AUDIT_SUCCESS, AUDIT_EQUAL, V_SUCCESS, 0, true, "success", "no");
+FV(success_succeeded, AUDIT_SUCCESS, AUDIT_EQUAL, V_SUCCESS, 1, false, NULL, NULL);
+FV(exit_ebadf, AUDIT_EXIT, AUDIT_EQUAL, V_EXIT, 0, true, "exit", "-9");
+FV(exit_enoent, AUDIT_EXIT, AUDIT_EQUAL, V_EXIT, 7, false, NULL, NULL);
+FV(exit_ne, AUDIT_EXIT, AUDIT_NOT_EQUAL, V_EXIT, 0, false, NULL, NULL);
+FV(a0_eq, AUDIT_ARG0, AUDIT_EQUAL, V_A0, 0, true, "a0", "3e8");
+FV(a0_ne, AUDIT_ARG0, AUDIT_NOT_EQUAL, V_A0, 0, false, NULL, NULL);
+FV(a0_bitmask, AUDIT_ARG0, AUDIT_BIT_MASK, V_A0, 0, true, "a0", "3e8");
+FV(a0_bitmask_miss, AUDIT_ARG0, AUDIT_BIT_MASK, V_A0, 1 - T_FD, false, NULL, NULL);
+FV(a0_bittest, AUDIT_ARG0, AUDIT_BIT_TEST, V_A0, 0, true, "a0", "3e8");
+FV(a0_bittest_miss, AUDIT_ARG0, AUDIT_BIT_TEST, V_A0, 1, false, NULL, NULL);
+FV(a1_lt, AUDIT_ARG1, AUDIT_LESS_THAN, V_A1, 1, true, "a1", "7d0");
+FV(a1_gt, AUDIT_ARG1, AUDIT_GREATER_THAN, V_A1, 0, false, NULL, NULL);
+FV(a2_eq, AUDIT_ARG2, AUDIT_EQUAL, V_A2, 0, true, "a2", "3");
+FV(a2_ge, AUDIT_ARG2, AUDIT_GREATER_THAN_OR_EQUAL, V_A2, 1, false, NULL, NULL);
+FV(a3_eq, AUDIT_ARG3, AUDIT_EQUAL, V_A3, 0, true, "a3", "fa0");
+FV(a3_le, AUDIT_ARG3, AUDIT_LESS_THAN_OR_EQUAL, V_A3, -1, false, NULL, NULL);
+
+static long long base_value(int base, pid_t pid)
+{
+	switch (base) {
+	case V_PID: return pid;
+	case V_UID: return T_UID;
+	case V_EUID: return T_EUID;
+	case V_AUID: return T_AUID;
+	case V_SUCCESS: return 0;
+	case V_EXIT: return -EBADF;
+	case V_A0: return T_FD;
+	case V_A1: return T_OFF;
+	case V_A2: return T_WHENCE;
+	case V_A3: return T_A3;
+	}
+	return 0;
+}
+
+/* one field with one operator, matching or not as the variant says */
+TEST_F(fieldop, match)
+{
+	struct audit_nl *nl = &self->nl;
+	const struct audit_record *r;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_lseek_as_user, ({
+		__u32 val = (__u32)(base_value(variant->base, child) +
+				    variant->delta);
+		rule = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+		audit_rule_field(&rule, AUDIT_ARCH, AUDIT_EQUAL,
+				 AUDIT_ARCH_NATIVE);
+		audit_rule_syscall(&rule, __NR_lseek);
+		audit_rule_field(&rule, variant->field, variant->op, val);
+		/* keep other tasks' lseek out, unless pid is under test */
+		if (variant->field != AUDIT_PID)
+			audit_rule_field(&rule, AUDIT_PID, AUDIT_EQUAL, child);
+		audit_rule_str(&rule, AUDIT_FILTERKEY, AUDIT_EQUAL, "t_field");
+		ADD(nl, &rule);
+	}));
+	if (!variant->match) {
+		EXPECT_NO_RECORD(nl, __NR_lseek, pid);
+		return;
+	}
+	r = EXPECT_RECORD(nl, __NR_lseek, pid, "t_field");
+	if (variant->rec_key)
+		EXPECT_TRUE(audit_field_is(r, variant->rec_key,
+					   variant->rec_val)) {
+			TH_LOG("%s=%s expected in: %s", variant->rec_key,
+			       variant->rec_val, r->text);
+		}
+	/* the identity fields the child set up are always in the record */
+	EXPECT_TRUE(audit_field_is(r, "auid", "4242"));
+	EXPECT_TRUE(audit_field_is(r, "uid", "1001"));
+	EXPECT_TRUE(audit_field_is(r, "euid", "1002"));
+}
+
+/* ---- rule order ---- */
+
+TEST_F(filter, never_before_always_suppresses)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_getpid_getppid, ({
+		rule = audit_exit_rule(AUDIT_NEVER, __NR_getpid, child, NULL);
+		ADD(nl, &rule);
+		rule = audit_exit_rule(AUDIT_ALWAYS, -1, child, "t_order");
+		ADD(nl, &rule);
+	}));
+	EXPECT_RECORD(nl, __NR_getppid, pid, "t_order");
+	EXPECT_NO_RECORD(nl, __NR_getpid, pid);
+}
+
+TEST_F(filter, never_after_always_does_not)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_getpid_getppid, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, -1, child, "t_order");
+		ADD(nl, &rule);
+		rule = audit_exit_rule(AUDIT_NEVER, __NR_getpid, child, NULL);
+		ADD(nl, &rule);
+	}));
+	EXPECT_RECORD(nl, __NR_getppid, pid, "t_order");
+	EXPECT_RECORD(nl, __NR_getpid, pid, "t_order");
+}
+
+TEST_F(filter, first_match_wins)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_lseek, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, "t_first");
+		ADD(nl, &rule);
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, "t_second");
+		ADD(nl, &rule);
+	}));
+	EXPECT_RECORD(nl, __NR_lseek, pid, "t_first");
+	EXPECT_EQ(1, audit_count_syscall(nl, __NR_lseek, pid));
+}
+
+TEST_F(filter, prepend_goes_first)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_lseek, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, "t_first");
+		ADD(nl, &rule);
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, "t_prepended");
+		rule.d->flags |= AUDIT_FILTER_PREPEND;
+		ADD(nl, &rule);
+	}));
+	EXPECT_RECORD(nl, __NR_lseek, pid, "t_prepended");
+	EXPECT_EQ(1, audit_count_syscall(nl, __NR_lseek, pid));
+}
+
+/* ---- the task list ---- */
+
+static struct audit_rule task_never(void)
+{
+	return audit_rule_new(AUDIT_FILTER_TASK, AUDIT_NEVER);
+}
+
+/* never,task: a task forked after the rule is not audited */
+TEST_F(filter, task_never_new_task)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	int status;
+	pid_t pid;
+
+	rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, 0, "t_task");
+	ADD(nl, &rule);
+	rule = task_never();
+	ADD(nl, &rule);
+	pid = audit_run_child(child_lseek, NULL, &status);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, audit_del(nl, -1));
+	ASSERT_LE(0, audit_sync(nl));
+	EXPECT_NO_RECORD(nl, __NR_lseek, pid);
+
+	/* deleting the task rule restores auditing for new tasks */
+	pid = audit_run_child(child_lseek, NULL, &status);
+	ASSERT_LE(0, audit_sync(nl));
+	EXPECT_RECORD(nl, __NR_lseek, pid, "t_task");
+}
+
+/* never,task: a task that existed before the rule is still audited */
+TEST_F(filter, task_never_existing_task)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_lseek, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, "t_task");
+		ADD(nl, &rule);
+		rule = task_never();
+		ADD(nl, &rule);
+	}));
+	EXPECT_RECORD(nl, __NR_lseek, pid, "t_task");
+}
+
+/* a task rule with a field only affects the tasks it matches */
+TEST_F(filter, task_never_with_field)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	int status;
+	pid_t pid;
+
+	rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, 0, "t_task");
+	ADD(nl, &rule);
+	rule = task_never();
+	/* the new task inherits our auid: unset, so never a real uid */
+	audit_rule_field(&rule, AUDIT_LOGINUID, AUDIT_EQUAL, 4243);
+	ADD(nl, &rule);
+	pid = audit_run_child(child_lseek, NULL, &status);
+	ASSERT_LE(0, audit_sync(nl));
+	EXPECT_RECORD(nl, __NR_lseek, pid, "t_task");
+}
+
+/* ---- the exclude list and user messages ---- */
+
+TEST_F(filter, exclude_msgtype)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	int status;
+	pid_t pid;
+
+	rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, 0, "t_excl");
+	ADD(nl, &rule);
+	rule = audit_rule_new(AUDIT_FILTER_EXCLUDE, AUDIT_NEVER);
+	audit_rule_field(&rule, AUDIT_MSGTYPE, AUDIT_EQUAL, AUDIT_SYSCALL);
+	ADD(nl, &rule);
+	pid = audit_run_child(child_lseek, NULL, &status);
+	ASSERT_LE(0, audit_sync(nl));
+	EXPECT_NO_RECORD(nl, __NR_lseek, pid);
+
+	ASSERT_EQ(0, audit_del(nl, -1));
+	pid = audit_run_child(child_lseek, NULL, &status);
+	ASSERT_LE(0, audit_sync(nl));
+	EXPECT_RECORD(nl, __NR_lseek, pid, "t_excl");
+}
+
+TEST_F(filter, user_message)
+{
+	struct audit_nl *nl = &self->nl;
+	const char *msg = "selftest_user_message";
+	int i;
+
+	ASSERT_EQ(0, audit_request(nl, AUDIT_USER, msg, strlen(msg) + 1, 0,
+				   NULL, 0));
+	i = audit_wait_for(nl, audit_match_marker, msg, AUDIT_WAIT_MS);
+	ASSERT_LE(0, i);
+	EXPECT_EQ(AUDIT_USER, nl->rec[i].type);
+	EXPECT_TRUE(audit_field_is_num(&nl->rec[i], "pid", getpid()));
+	EXPECT_TRUE(audit_field_is(&nl->rec[i], "uid", "0"));
+}
+
+/* ---- rules changing while syscalls run ---- */
+
+struct churn_shared {
+	volatile int phase;
+	volatile int done;
+	volatile int stop;
+};
+
+static struct churn_shared *churn;
+
+/* spins on non-matching syscalls; on each new phase runs lseek(phase) */
+static int child_churn(void *arg)
+{
+	int seen = 0;
+
+	while (!churn->stop) {
+		int p = churn->phase;
+
+		if (p != seen) {
+			syscall(__NR_lseek, T_FD + p, T_OFF, T_WHENCE, T_A3);
+			seen = p;
+			churn->done = p;
+		}
+		syscall(__NR_getppid);
+		syscall(__NR_lseek, -1, 0, 0, 0);
+	}
+	return 0;
+}
+
+static int child_noise(void *arg)
+{
+	while (!churn->stop) {
+		syscall(__NR_lseek, T_FD, T_OFF, T_WHENCE, T_A3);
+		syscall(__NR_getpid);
+	}
+	return 0;
+}
+
+static bool match_lseek_a0(const struct audit_record *r, const void *arg)
+{
+	return r->type == AUDIT_SYSCALL &&
+	       audit_field_is_num(r, "syscall", __NR_lseek) &&
+	       audit_field_is(r, "a0", arg);
+}
+
+TEST_F(filter, rule_churn_under_load)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_child worker = { -1, -1 }, noise = { -1, -1 };
+	struct audit_rule rule;
+	int round, status;
+
+	churn = mmap(NULL, sizeof(*churn), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, churn);
+	memset(churn, 0, sizeof(*churn));
+	ASSERT_EQ(0, audit_child_start(&worker, child_churn, NULL));
+	ASSERT_EQ(0, audit_child_start(&noise, child_noise, NULL));
+	ASSERT_EQ(1, write(worker.go, "g", 1));
+	ASSERT_EQ(1, write(noise.go, "g", 1));
+
+	for (round = 1; round <= 20; round++) {
+		bool added = round % 2;
+		char a0[16];
+		int i;
+
+		if (added) {
+			rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek,
+					       worker.pid, "t_churn");
+			audit_rule_field(&rule, AUDIT_ARG0,
+					 AUDIT_GREATER_THAN, T_FD);
+			ASSERT_EQ(0, audit_add(nl, &rule));
+		} else {
+			ASSERT_EQ(0, audit_del(nl, -1));
+			nl->ntracked--;
+		}
+		churn->phase = round;
+		for (i = 0; i < 5000 && churn->done != round; i++)
+			usleep(1000);
+		ASSERT_EQ(round, churn->done);
+		ASSERT_LE(0, audit_sync(nl));
+		snprintf(a0, sizeof(a0), "%x", T_FD + round);
+		if (added) {
+			EXPECT_LE(0, audit_find(nl, 0, match_lseek_a0, a0)) {
+				TH_LOG("round %d: lseek after the add was acknowledged left no record",
+				       round);
+			}
+		} else {
+			EXPECT_EQ(-1, audit_find(nl, 0, match_lseek_a0, a0)) {
+				TH_LOG("round %d: lseek after the delete was acknowledged left a record",
+				       round);
+			}
+		}
+		audit_records_clear(nl);
+	}
+	churn->stop = 1;
+	close(worker.go);
+	close(noise.go);
+	waitpid(worker.pid, &status, 0);
+	waitpid(noise.pid, &status, 0);
+	munmap(churn, sizeof(*churn));
+}
+
+TEST_HARNESS_MAIN

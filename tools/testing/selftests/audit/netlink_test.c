@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Audit selftests: the netlink interface. Status, rule listing, and
+ * malformed AUDIT_ADD_RULE payloads, which must get an error reply and
+ * leave the rule list as it was.
+ */
+
+#define _GNU_SOURCE
+#include <limits.h>
+
+#include "../kselftest_harness.h"
+#include "audit_common.h"
+
+AUDIT_FIXTURE(netlink);
+
+TEST_F(netlink, status)
+{
+	struct audit_status s;
+
+	ASSERT_EQ(0, audit_get_status(&self->nl, &s));
+	EXPECT_EQ(1, s.enabled);
+	EXPECT_EQ(getpid(), s.pid);
+}
+
+/* what was added is listed back field by field, key included */
+TEST_F(netlink, list_roundtrip)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule, out[4];
+	int n, i;
+
+	rule = audit_exit_rule(AUDIT_ALWAYS, __NR_openat, 0, "t_roundtrip");
+	audit_rule_syscall(&rule, __NR_unlinkat);
+	audit_rule_field(&rule, AUDIT_UID, AUDIT_GREATER_THAN_OR_EQUAL, 1000);
+	audit_rule_field(&rule, AUDIT_EXIT, AUDIT_EQUAL, -EACCES);
+	ASSERT_EQ(0, audit_rule_send(nl, AUDIT_ADD_RULE, &rule));
+	n = audit_list_rules(nl, out, 4);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(AUDIT_FILTER_EXIT, out[0].d->flags);
+	EXPECT_EQ(AUDIT_ALWAYS, out[0].d->action);
+	EXPECT_EQ(rule.d->field_count, out[0].d->field_count);
+	EXPECT_EQ(0, memcmp(rule.d->mask, out[0].d->mask, sizeof(rule.d->mask)));
+	for (i = 0; i < rule.d->field_count; i++) {
+		EXPECT_EQ(rule.d->fields[i], out[0].d->fields[i]);
+		EXPECT_EQ(rule.d->fieldflags[i], out[0].d->fieldflags[i]);
+		EXPECT_EQ(rule.d->values[i], out[0].d->values[i]);
+	}
+	EXPECT_EQ(strlen("t_roundtrip"), out[0].d->buflen);
+	EXPECT_EQ(0, memcmp("t_roundtrip", out[0].d->buf, out[0].d->buflen));
+	free(out[0].d);
+	EXPECT_EQ(0, audit_rule_send(nl, AUDIT_DEL_RULE, &rule));
+	EXPECT_EQ(0, audit_list_rules(nl, NULL, 0));
+	audit_rule_free(&rule);
+}
+
+TEST_F(netlink, duplicate_rule)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule a = audit_exit_rule(AUDIT_ALWAYS, __NR_openat, 0, "t_dup");
+	struct audit_rule b = audit_exit_rule(AUDIT_ALWAYS, __NR_openat, 0, "t_dup");
+
+	ASSERT_EQ(0, audit_add(nl, &a));
+	EXPECT_EQ(-EEXIST, audit_rule_send(nl, AUDIT_ADD_RULE, &b));
+	EXPECT_EQ(1, audit_list_rules(nl, NULL, 0));
+	audit_rule_free(&b);
+}
+
+TEST_F(netlink, delete_missing_rule)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule r = audit_exit_rule(AUDIT_ALWAYS, __NR_openat, 0, "t_missing");
+
+	EXPECT_EQ(-ENOENT, audit_rule_send(nl, AUDIT_DEL_RULE, &r));
+	audit_rule_free(&r);
+}
+
+/* ---- malformed AUDIT_ADD_RULE payloads ---- */
+
+enum bad_kind {
+	BAD_SHORT, BAD_FIELD_COUNT, BAD_FIELD_ID, BAD_KEY_LEN, BAD_PATH_LEN,
+	BAD_LIST, BAD_ACTION, BAD_BUFLEN, BAD_STRLEN, BAD_OP, BAD_BITOP_FIELD,
+	BAD_ARCH_OP, BAD_PERM, BAD_TASK_FIELD,
+};
+
+AUDIT_FIXTURE(bad_rule);
+
+FIXTURE_VARIANT(bad_rule)
+{
+	enum bad_kind kind;
+	int err;		/* the error the kernel answers with */
+};
+
+#define BAD(name, k, e)							\
+	FIXTURE_VARIANT_ADD(bad_rule, name) { .kind = k, .err = e }
+
+BAD(short_buffer, BAD_SHORT, -EINVAL);
+BAD(field_count_too_big, BAD_FIELD_COUNT, -EINVAL);
+BAD(unknown_field, BAD_FIELD_ID, -EINVAL);
+BAD(key_too_long, BAD_KEY_LEN, -EINVAL);
+BAD(path_too_long, BAD_PATH_LEN, -ENAMETOOLONG);
+BAD(bad_list, BAD_LIST, -EINVAL);
+BAD(bad_action, BAD_ACTION, -EINVAL);
+BAD(buflen_past_end, BAD_BUFLEN, -EINVAL);
+BAD(string_past_buflen, BAD_STRLEN, -EINVAL);
+BAD(unknown_operator, BAD_OP, -EINVAL);
+BAD(bit_op_on_pid, BAD_BITOP_FIELD, -EINVAL);
+BAD(arch_lt, BAD_ARCH_OP, -EINVAL);
+BAD(perm_bits, BAD_PERM, -EINVAL);
+BAD(task_list_exit_field, BAD_TASK_FIELD, -EINVAL);
+
+/*
+ * The valid rule every bad payload starts from: this test adds it first,
+ * so "unchanged" means exactly one rule, this one.
+ */
+TEST_F(bad_rule, rejected)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule good = audit_exit_rule(AUDIT_ALWAYS, __NR_openat, 0, "t_good");
+	struct audit_rule r = audit_exit_rule(AUDIT_ALWAYS, __NR_unlinkat, 0, "t_bad");
+	size_t len = r.size;
+	char *big;
+	int ret, i;
+
+	ASSERT_EQ(0, audit_add(nl, &good));
+	switch (variant->kind) {
+	case BAD_SHORT:
+		len = sizeof(*r.d) - 4;
+		break;
+	case BAD_FIELD_COUNT:
+		r.d->field_count = AUDIT_MAX_FIELDS + 1;
+		break;
+	case BAD_FIELD_ID:
+		audit_rule_field(&r, 999, AUDIT_EQUAL, 1);
+		break;
+	case BAD_KEY_LEN:
+		big = malloc(AUDIT_MAX_KEY_LEN + 2);
+		memset(big, 'k', AUDIT_MAX_KEY_LEN + 1);
+		big[AUDIT_MAX_KEY_LEN + 1] = 0;
+		audit_rule_free(&r);
+		r = audit_exit_rule(AUDIT_ALWAYS, __NR_unlinkat, 0, big);
+		free(big);
+		break;
+	case BAD_PATH_LEN:
+		big = malloc(PATH_MAX + 2);
+		big[0] = '/';
+		memset(big + 1, 'p', PATH_MAX);
+		big[PATH_MAX + 1] = 0;
+		audit_rule_str(&r, AUDIT_WATCH, AUDIT_EQUAL, big);
+		free(big);
+		break;
+	case BAD_LIST:
+		r.d->flags = 9;
+		break;
+	case BAD_ACTION:
+		r.d->action = 7;
+		break;
+	case BAD_BUFLEN:
+		r.d->buflen += 64;
+		break;
+	case BAD_STRLEN:
+		/* the key's length says more than the buffer holds */
+		for (i = 0; i < r.d->field_count; i++)
+			if (r.d->fields[i] == AUDIT_FILTERKEY)
+				r.d->values[i] += 10;
+		break;
+	case BAD_OP:
+		audit_rule_field(&r, AUDIT_UID, 0x12345678, 1);
+		break;
+	case BAD_BITOP_FIELD:
+		audit_rule_field(&r, AUDIT_PID, AUDIT_BIT_MASK, 1);
+		break;
+	case BAD_ARCH_OP:
+		r.d->fieldflags[0] = AUDIT_LESS_THAN;
+		break;
+	case BAD_PERM:
+		audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, 0x10);
+		break;
+	case BAD_TASK_FIELD:
+		audit_rule_free(&r);
+		r = audit_rule_new(AUDIT_FILTER_TASK, AUDIT_NEVER);
+		audit_rule_field(&r, AUDIT_EXIT, AUDIT_EQUAL, 0);
+		break;
+	}
+	ret = audit_request(nl, AUDIT_ADD_RULE, r.d, len, 0, NULL, 0);
+	EXPECT_EQ(variant->err, ret);
+	/* the rule list is unchanged and the kernel still takes good rules */
+	EXPECT_EQ(1, audit_list_rules(nl, NULL, 0));
+	audit_rule_free(&r);
+	r = audit_exit_rule(AUDIT_ALWAYS, __NR_unlinkat, 0, "t_after");
+	EXPECT_EQ(0, audit_add(nl, &r));
+	EXPECT_EQ(2, audit_list_rules(nl, NULL, 0));
+}
+
+TEST_HARNESS_MAIN
