@@ -58,3 +58,36 @@ export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-audit-fastpath harness}
 export GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-harness@localhost}
 export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-audit-fastpath harness}
 export GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-harness@localhost}
+
+# add_selftests TREE: copy tools/testing/selftests/audit into TREE, hook it
+# into the selftests Makefile, and commit it when TREE is a git tree.
+add_selftests() {
+	local t=$1
+	rm -rf "$t/tools/testing/selftests/audit"
+	mkdir -p "$t/tools/testing/selftests/audit"
+	(cd "$TOP/tools/testing/selftests/audit" &&
+		{ git ls-files -co --exclude-standard . 2>/dev/null || find . -type f; } |
+		xargs cp --parents -t "$t/tools/testing/selftests/audit/")
+	if ! grep -qx 'TARGETS += audit' "$t/tools/testing/selftests/Makefile"; then
+		sed -i '0,/^TARGETS += /s//TARGETS += audit\nTARGETS += /' \
+			"$t/tools/testing/selftests/Makefile"
+	fi
+	[ -d "$t/.git" ] || return 0
+	git -C "$t" add -A tools/testing/selftests
+	git -C "$t" diff --cached --quiet ||
+		git -C "$t" commit -q -F "$TOP/patches/selftests.msg" --date="2000-01-01T00:00:00Z"
+}
+
+# is_selftests_commit TREE COMMIT: true when COMMIT only touches the selftests
+is_selftests_commit() {
+	! git -C "$1" diff-tree --no-commit-id --name-only -r "$2" |
+		grep -qv -e '^tools/testing/selftests/audit/' -e '^tools/testing/selftests/Makefile$'
+}
+
+# version of a kernel tree, as the name of a base: "6.12"
+tree_base() {
+	local v p
+	v=$(sed -n 's/^VERSION = //p' "$1/Makefile" 2>/dev/null)
+	p=$(sed -n 's/^PATCHLEVEL = //p' "$1/Makefile" 2>/dev/null)
+	[ -n "$v" ] && [ -n "$p" ] && echo "$v.$p"
+}

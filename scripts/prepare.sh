@@ -81,17 +81,6 @@ done
 info "$BASE: applied $n patch(es) from patches/$BASE/series"
 
 # the selftests, from this repository, as the last commit
-rm -rf tools/testing/selftests/audit
-mkdir -p tools/testing/selftests/audit
-(cd "$TOP/tools/testing/selftests/audit" && git ls-files -co --exclude-standard . 2>/dev/null || find . -type f) |
-	(cd "$TOP/tools/testing/selftests/audit" && xargs cp --parents -t "$KSRC/tools/testing/selftests/audit/")
-if ! grep -qx 'TARGETS += audit' tools/testing/selftests/Makefile; then
-	sed -i '0,/^TARGETS += /s//TARGETS += audit\nTARGETS += /' tools/testing/selftests/Makefile
-fi
-git add -A tools/testing/selftests
-if ! git diff --cached --quiet; then
-	git commit -q -F "$TOP/patches/selftests.msg" \
-		--date="2000-01-01T00:00:00Z"
-fi
+add_selftests "$KSRC"
 echo "$want" > "$stamp"
 info "$BASE: prepared $KSRC ($(git rev-list --count base..HEAD) commit(s) on base)"

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -317,9 +318,14 @@ static inline int audit_recv_one(struct audit_nl *nl, int timeout_ms,
 		r = &nl->rec[nl->nrec++];
 		memset(r, 0, sizeof(*r));
 		r->type = nh->nlmsg_type;
-		plen = nh->nlmsg_len - NLMSG_HDRLEN;
+		/*
+		 * kauditd sends one record per message and sets nlmsg_len
+		 * to the payload length alone: take what was received.
+		 */
+		plen = buf + len - (char *)NLMSG_DATA(nh);
 		r->text = strndup(NLMSG_DATA(nh), plen);
 		audit_record_parse(r);
+		break;
 	}
 	return 1;
 }
@@ -427,8 +433,11 @@ static inline int audit_add(struct audit_nl *nl, struct audit_rule *r)
 {
 	int ret = audit_rule_send(nl, AUDIT_ADD_RULE, r);
 
-	if (!ret && nl->ntracked < AUDIT_MAX_TRACKED)
+	if (!ret && nl->ntracked < AUDIT_MAX_TRACKED) {
+		/* the kernel stores (and matches deletes) without PREPEND */
+		r->d->flags &= ~AUDIT_FILTER_PREPEND;
 		nl->tracked[nl->ntracked++] = *r;
+	}
 	else
 		audit_rule_free(r);
 	r->d = NULL;
@@ -577,6 +586,16 @@ static inline bool audit_match_marker(const struct audit_record *r, const void *
 	return r->type == AUDIT_USER && audit_field_is(r, "msg", arg);
 }
 
+/* Print queued records, for a failing test's log. */
+static inline void audit_dump(struct audit_nl *nl)
+{
+	int i;
+
+	for (i = 0; i < nl->nrec; i++)
+		fprintf(stderr, "#   record type=%d %s\n", nl->rec[i].type,
+			nl->rec[i].text);
+}
+
 /*
  * Emit a user message and read every record queued before it. Returns the
  * index of the marker record (records before it are complete), or -1.
@@ -589,9 +608,18 @@ static inline int audit_sync(struct audit_nl *nl)
 	snprintf(msg, sizeof(msg), "audit_selftest_marker_%d_%u", getpid(),
 		 ++nl->marker);
 	ret = audit_request(nl, AUDIT_USER, msg, strlen(msg) + 1, 0, NULL, 0);
-	if (ret)
+	if (ret) {
+		fprintf(stderr, "# audit: sending the marker failed: %s\n",
+			strerror(-ret));
 		return -1;
-	return audit_wait_for(nl, audit_match_marker, msg, AUDIT_WAIT_MS);
+	}
+	ret = audit_wait_for(nl, audit_match_marker, msg, AUDIT_WAIT_MS);
+	if (ret < 0) {
+		fprintf(stderr, "# audit: marker %s not seen in %d record(s):\n",
+			msg, nl->nrec);
+		audit_dump(nl);
+	}
+	return ret;
 }
 
 /* Records of event @serial, in arrival order, into @out (max @max). */
@@ -680,15 +708,6 @@ static inline const struct audit_record *audit_path_record(struct audit_nl *nl,
 	return NULL;
 }
 
-/* Print queued records, for a failing test's log. */
-static inline void audit_dump(struct audit_nl *nl)
-{
-	int i;
-
-	for (i = 0; i < nl->nrec; i++)
-		fprintf(stderr, "#   record type=%d %s\n", nl->rec[i].type,
-			nl->rec[i].text);
-}
 
 /* ---------- the test's audit daemon session ---------- */
 
@@ -741,13 +760,21 @@ static inline void audit_end(struct audit_nl *nl)
 {
 	int i;
 
+	int ret;
+
 	for (i = nl->ntracked - 1; i >= 0; i--) {
-		if (nl->tracked[i].d)
-			audit_rule_send(nl, AUDIT_DEL_RULE, &nl->tracked[i]);
+		if (nl->tracked[i].d) {
+			ret = audit_rule_send(nl, AUDIT_DEL_RULE, &nl->tracked[i]);
+			if (ret)
+				fprintf(stderr, "# audit: deleting rule %d: %s\n",
+					i, strerror(-ret));
+		}
 		audit_rule_free(&nl->tracked[i]);
 	}
 	nl->ntracked = 0;
-	audit_set_status(nl, AUDIT_STATUS_PID, 0, 0);
+	ret = audit_set_status(nl, AUDIT_STATUS_PID, 0, 0);
+	if (ret)
+		fprintf(stderr, "# audit: unregistering: %s\n", strerror(-ret));
 	audit_records_clear(nl);
 	close(nl->fd);
 	nl->fd = -1;
@@ -794,6 +821,8 @@ static inline int audit_child_start(struct audit_child *c, audit_child_fn fn,
 	if (c->pid < 0)
 		return -errno;
 	if (!c->pid) {
+		/* never outlive the test, whatever way it ends */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p[1]);
 		if (read(p[0], &b, 1) != 1)
 			_exit(100);

@@ -79,7 +79,7 @@ TEST_F(netlink, delete_missing_rule)
 enum bad_kind {
 	BAD_SHORT, BAD_FIELD_COUNT, BAD_FIELD_ID, BAD_KEY_LEN, BAD_PATH_LEN,
 	BAD_LIST, BAD_ACTION, BAD_BUFLEN, BAD_STRLEN, BAD_OP, BAD_BITOP_FIELD,
-	BAD_ARCH_OP, BAD_PERM, BAD_TASK_FIELD,
+	BAD_ARCH_OP, BAD_PERM, BAD_TASK_FIELD, BAD_URING_PERM,
 };
 
 AUDIT_FIXTURE(bad_rule);
@@ -100,13 +100,13 @@ BAD(key_too_long, BAD_KEY_LEN, -EINVAL);
 BAD(path_too_long, BAD_PATH_LEN, -ENAMETOOLONG);
 BAD(bad_list, BAD_LIST, -EINVAL);
 BAD(bad_action, BAD_ACTION, -EINVAL);
-BAD(buflen_past_end, BAD_BUFLEN, -EINVAL);
+BAD(truncated_strings, BAD_BUFLEN, -EINVAL);
 BAD(string_past_buflen, BAD_STRLEN, -EINVAL);
 BAD(unknown_operator, BAD_OP, -EINVAL);
 BAD(bit_op_on_pid, BAD_BITOP_FIELD, -EINVAL);
 BAD(arch_lt, BAD_ARCH_OP, -EINVAL);
-BAD(perm_bits, BAD_PERM, -EINVAL);
-BAD(task_list_exit_field, BAD_TASK_FIELD, -EINVAL);
+BAD(msgtype_on_exit_list, BAD_TASK_FIELD, -EINVAL);
+BAD(perm_on_uring_list, BAD_URING_PERM, -EINVAL);
 
 /*
  * The valid rule every bad payload starts from: this test adds it first,
@@ -117,14 +117,13 @@ TEST_F(bad_rule, rejected)
 	struct audit_nl *nl = &self->nl;
 	struct audit_rule good = audit_exit_rule(AUDIT_ALWAYS, __NR_openat, 0, "t_good");
 	struct audit_rule r = audit_exit_rule(AUDIT_ALWAYS, __NR_unlinkat, 0, "t_bad");
-	size_t len = r.size;
+	size_t len;
 	char *big;
 	int ret, i;
 
 	ASSERT_EQ(0, audit_add(nl, &good));
 	switch (variant->kind) {
 	case BAD_SHORT:
-		len = sizeof(*r.d) - 4;
 		break;
 	case BAD_FIELD_COUNT:
 		r.d->field_count = AUDIT_MAX_FIELDS + 1;
@@ -155,7 +154,7 @@ TEST_F(bad_rule, rejected)
 		r.d->action = 7;
 		break;
 	case BAD_BUFLEN:
-		r.d->buflen += 64;
+		/* the message ends inside the string buffer */
 		break;
 	case BAD_STRLEN:
 		/* the key's length says more than the buffer holds */
@@ -176,11 +175,20 @@ TEST_F(bad_rule, rejected)
 		audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, 0x10);
 		break;
 	case BAD_TASK_FIELD:
+		audit_rule_field(&r, AUDIT_MSGTYPE, AUDIT_EQUAL, AUDIT_SYSCALL);
+		break;
+	case BAD_URING_PERM:
 		audit_rule_free(&r);
-		r = audit_rule_new(AUDIT_FILTER_TASK, AUDIT_NEVER);
-		audit_rule_field(&r, AUDIT_EXIT, AUDIT_EQUAL, 0);
+		r = audit_rule_new(AUDIT_FILTER_URING_EXIT, AUDIT_ALWAYS);
+		audit_rule_all_syscalls(&r);
+		audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE);
 		break;
 	}
+	len = r.size;
+	if (variant->kind == BAD_SHORT)
+		len = sizeof(*r.d) - 4;
+	else if (variant->kind == BAD_BUFLEN)
+		len = r.size - 3;
 	ret = audit_request(nl, AUDIT_ADD_RULE, r.d, len, 0, NULL, 0);
 	EXPECT_EQ(variant->err, ret);
 	/* the rule list is unchanged and the kernel still takes good rules */

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Audit selftests: watches (path=), directory rules (dir=), permission
+ * classes (perm=) and rules matched through the inode filter (inode=).
+ * Each test works in its own scratch directory.
+ */
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "../kselftest_harness.h"
+#include "audit_common.h"
+
+FIXTURE(watch) {
+	struct audit_nl nl;
+	char dir[PATH_MAX];
+	char file[PATH_MAX];	/* dir/file, exists */
+	char other[PATH_MAX];	/* dir/other, exists */
+	char parent[PATH_MAX];	/* "dir/": how PARENT records name it */
+};
+
+FIXTURE_SETUP(watch)
+{
+	int ret = audit_begin(&self->nl);
+	int fd;
+
+	if (ret == -EPROTONOSUPPORT)
+		SKIP(return, "kernel without CONFIG_AUDIT");
+	ASSERT_EQ(0, ret);
+	strcpy(self->dir, "/tmp/audit_watch_XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->file, sizeof(self->file), "%s/file", self->dir);
+	snprintf(self->other, sizeof(self->other), "%s/other", self->dir);
+	snprintf(self->parent, sizeof(self->parent), "%s/", self->dir);
+	fd = open(self->file, O_CREAT | O_WRONLY, 0644);
+	ASSERT_LE(0, fd);
+	close(fd);
+	fd = open(self->other, O_CREAT | O_WRONLY, 0644);
+	ASSERT_LE(0, fd);
+	close(fd);
+}
+
+FIXTURE_TEARDOWN(watch)
+{
+	char cmd[PATH_MAX + 16];
+
+	if (self->nl.fd > 0)
+		audit_end(&self->nl);
+	if (self->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+		if (system(cmd))
+			fprintf(stderr, "# could not remove %s\n", self->dir);
+	}
+}
+
+/* a watch as auditctl -w PATH -p PERM -k KEY makes it */
+static struct audit_rule watch_rule(__u32 type, const char *path,
+				    __u32 perm, const char *key)
+{
+	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+
+	audit_rule_all_syscalls(&r);
+	audit_rule_str(&r, type, AUDIT_EQUAL, path);
+	if (perm)
+		audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, perm);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, key);
+	return r;
+}
+
+/* what the child does, with which paths */
+enum op { OP_OPEN_W, OP_OPEN_R, OP_CREATE, OP_RENAME, OP_UNLINK, OP_CHMOD,
+	  OP_EXEC, OP_STAT };
+
+struct op_arg {
+	enum op op;
+	const char *a, *b;
+};
+
+static int child_op(void *p)
+{
+	const struct op_arg *o = p;
+	struct stat st;
+	int fd, ret = 0;
+
+	/* raw *at() syscalls: the records name the syscall, not libc's choice */
+	switch (o->op) {
+	case OP_OPEN_W:
+		fd = syscall(__NR_openat, AT_FDCWD, o->a, O_WRONLY);
+		ret = fd < 0;
+		close(fd);
+		break;
+	case OP_OPEN_R:
+		fd = syscall(__NR_openat, AT_FDCWD, o->a, O_RDONLY);
+		ret = fd < 0;
+		close(fd);
+		break;
+	case OP_CREATE:
+		fd = syscall(__NR_openat, AT_FDCWD, o->a,
+			     O_CREAT | O_EXCL | O_WRONLY, 0600);
+		ret = fd < 0;
+		close(fd);
+		break;
+	case OP_RENAME:
+		ret = syscall(__NR_renameat, AT_FDCWD, o->a, AT_FDCWD, o->b);
+		break;
+	case OP_UNLINK:
+		ret = syscall(__NR_unlinkat, AT_FDCWD, o->a, 0);
+		break;
+	case OP_CHMOD:
+		ret = syscall(__NR_fchmodat, AT_FDCWD, o->a, 0600);
+		break;
+	case OP_STAT:
+		ret = fstatat(AT_FDCWD, o->a, &st, 0);
+		break;
+	case OP_EXEC:
+		syscall(__NR_execve, o->a, (char *[]){ "true", NULL },
+			(char *[]){ NULL });
+		return 20;
+	}
+	return ret ? 10 : 0;
+}
+
+static pid_t run_op(struct __test_metadata *_metadata, struct audit_nl *nl,
+		    enum op op, const char *a, const char *b)
+{
+	struct op_arg o = { .op = op, .a = a, .b = b };
+	int status;
+	pid_t pid;
+
+	pid = audit_run_child(child_op, &o, &status);
+	EXPECT_LT(0, pid);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_LE(0, audit_sync(nl));
+	return pid;
+}
+
+#define RUN_OP(op, a, b) run_op(_metadata, &self->nl, op, a, b)
+
+static const struct audit_record *
+keyed_record(struct __test_metadata *_metadata, struct audit_nl *nl,
+	     int nr, pid_t pid, const char *key)
+{
+	struct audit_syscall_match m = { .nr = nr, .pid = pid, .key = key };
+	int i = audit_find(nl, 0, audit_match_syscall, &m);
+
+	if (i < 0)
+		audit_dump(nl);
+	return i < 0 ? NULL : &nl->rec[i];
+}
+
+#define EXPECT_PATH(r, name, type)					\
+	do {								\
+		const struct audit_record *__p =			\
+			audit_path_record(&self->nl, (r)->serial, name); \
+		ASSERT_NE(NULL, __p) {					\
+			TH_LOG("no PATH record name=%s in event %lu",	\
+			       name, (r)->serial);			\
+			audit_dump(&self->nl);				\
+		}							\
+		EXPECT_TRUE(audit_field_is(__p, "nametype", type)) {	\
+			TH_LOG("PATH %s: %s", name, __p->text);		\
+		}							\
+	} while (0)
+
+TEST_F(watch, open_for_write)
+{
+	struct audit_rule r = watch_rule(AUDIT_WATCH, self->file,
+					 AUDIT_PERM_WRITE, "t_w");
+	const struct audit_record *rec;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = RUN_OP(OP_OPEN_W, self->file, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_w");
+	ASSERT_NE(NULL, rec);
+	EXPECT_TRUE(audit_field_is(rec, "success", "yes"));
+	EXPECT_PATH(rec, self->file, "NORMAL");
+	/* a CWD record goes with every event that has PATH records */
+	EXPECT_NE(NULL, audit_event_record(&self->nl, rec->serial, AUDIT_CWD, 0));
+}
+
+/* perm=w: opening for read is outside the class */
+TEST_F(watch, open_for_read_not_write)
+{
+	struct audit_rule r = watch_rule(AUDIT_WATCH, self->file,
+					 AUDIT_PERM_WRITE, "t_w");
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = RUN_OP(OP_OPEN_R, self->file, NULL);
+	EXPECT_EQ(NULL, audit_syscall_record(&self->nl, -1, pid, "t_w"));
+	pid = RUN_OP(OP_OPEN_W, self->file, NULL);
+	EXPECT_NE(NULL, keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_w"));
+}
+
+TEST_F(watch, open_for_read)
+{
+	struct audit_rule r = watch_rule(AUDIT_WATCH, self->file,
+					 AUDIT_PERM_READ, "t_r");
+	const struct audit_record *rec;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = RUN_OP(OP_OPEN_R, self->file, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_r");
+	ASSERT_NE(NULL, rec);
+	EXPECT_PATH(rec, self->file, "NORMAL");
+}
+
+/* a syscall in no permission class (stat) never matches a perm= rule */
+TEST_F(watch, stat_outside_perm_class)
+{
+	struct audit_rule r = watch_rule(AUDIT_WATCH, self->file,
+					 AUDIT_PERM_READ | AUDIT_PERM_WRITE |
+					 AUDIT_PERM_ATTR, "t_rwa");
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = RUN_OP(OP_STAT, self->file, NULL);
+	EXPECT_EQ(NULL, audit_syscall_record(&self->nl, -1, pid, "t_rwa"));
+	pid = RUN_OP(OP_CHMOD, self->file, NULL);
+	EXPECT_NE(NULL, keyed_record(_metadata, &self->nl, __NR_fchmodat, pid, "t_rwa"));
+}
+
+/* the watch of a path that does not exist yet fires when it is created */
+TEST_F(watch, created_later)
+{
+	char path[PATH_MAX + 8];
+	struct audit_rule r;
+	const struct audit_record *rec;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/new", self->dir);
+	r = watch_rule(AUDIT_WATCH, path, AUDIT_PERM_WRITE, "t_new");
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = RUN_OP(OP_CREATE, path, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_new");
+	ASSERT_NE(NULL, rec);
+	EXPECT_PATH(rec, path, "CREATE");
+	EXPECT_PATH(rec, self->parent, "PARENT");
+}
+
+TEST_F(watch, dir_create)
+{
+	struct audit_rule r = watch_rule(AUDIT_DIR, self->dir,
+					 AUDIT_PERM_WRITE, "t_dir");
+	const struct audit_record *rec;
+	char path[PATH_MAX + 8];
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	snprintf(path, sizeof(path), "%s/created", self->dir);
+	pid = RUN_OP(OP_CREATE, path, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_dir");
+	ASSERT_NE(NULL, rec);
+	EXPECT_TRUE(audit_field_is(rec, "items", "2"));
+	EXPECT_PATH(rec, self->parent, "PARENT");
+	EXPECT_PATH(rec, path, "CREATE");
+}
+
+TEST_F(watch, dir_rename)
+{
+	struct audit_rule r = watch_rule(AUDIT_DIR, self->dir,
+					 AUDIT_PERM_WRITE, "t_dir");
+	const struct audit_record *rec;
+	char to[PATH_MAX + 8];
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	snprintf(to, sizeof(to), "%s/renamed", self->dir);
+	pid = RUN_OP(OP_RENAME, self->file, to);
+	rec = keyed_record(_metadata, &self->nl, __NR_renameat, pid, "t_dir");
+	ASSERT_NE(NULL, rec);
+	EXPECT_TRUE(audit_field_is(rec, "items", "4"));
+	EXPECT_PATH(rec, self->file, "DELETE");
+	EXPECT_PATH(rec, to, "CREATE");
+}
+
+TEST_F(watch, dir_unlink)
+{
+	struct audit_rule r = watch_rule(AUDIT_DIR, self->dir,
+					 AUDIT_PERM_WRITE, "t_dir");
+	const struct audit_record *rec;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = RUN_OP(OP_UNLINK, self->other, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_unlinkat, pid, "t_dir");
+	ASSERT_NE(NULL, rec);
+	EXPECT_PATH(rec, self->other, "DELETE");
+	EXPECT_PATH(rec, self->parent, "PARENT");
+}
+
+/* a dir= rule does not fire for a path outside the directory */
+TEST_F(watch, dir_outside)
+{
+	struct audit_rule r;
+	char sub[PATH_MAX + 8], path[PATH_MAX + 16];
+	pid_t pid;
+
+	snprintf(sub, sizeof(sub), "%s/sub", self->dir);
+	ASSERT_EQ(0, mkdir(sub, 0755));
+	r = watch_rule(AUDIT_DIR, sub, AUDIT_PERM_WRITE, "t_sub");
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = RUN_OP(OP_UNLINK, self->other, NULL);
+	EXPECT_EQ(NULL, audit_syscall_record(&self->nl, -1, pid, "t_sub"));
+	snprintf(path, sizeof(path), "%s/inside", sub);
+	pid = RUN_OP(OP_CREATE, path, NULL);
+	EXPECT_NE(NULL, keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_sub"));
+}
+
+/* perm=a matches chmod; perm=w does not */
+TEST_F(watch, chmod_attr)
+{
+	struct audit_rule w = watch_rule(AUDIT_WATCH, self->file,
+					 AUDIT_PERM_WRITE, "t_w");
+	struct audit_rule a = watch_rule(AUDIT_WATCH, self->other,
+					 AUDIT_PERM_ATTR, "t_a");
+	const struct audit_record *rec;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &w));
+	ASSERT_EQ(0, audit_add(&self->nl, &a));
+	pid = RUN_OP(OP_CHMOD, self->file, NULL);
+	EXPECT_EQ(NULL, audit_syscall_record(&self->nl, -1, pid, NULL));
+	pid = RUN_OP(OP_CHMOD, self->other, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_fchmodat, pid, "t_a");
+	ASSERT_NE(NULL, rec);
+	EXPECT_PATH(rec, self->other, "NORMAL");
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in, out, ret = 0;
+	ssize_t n;
+
+	in = open(from, O_RDONLY);
+	if (in < 0)
+		return -1;
+	out = open(to, O_CREAT | O_WRONLY | O_TRUNC, 0755);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			ret = -1;
+	close(in);
+	close(out);
+	return n < 0 ? -1 : ret;
+}
+
+/* perm=x matches execve, with an EXECVE record of the arguments */
+TEST_F(watch, exec)
+{
+	char prog[PATH_MAX + 8], real[PATH_MAX];
+	const struct audit_record *rec, *ex;
+	struct audit_rule r;
+	pid_t pid;
+
+	ASSERT_NE(NULL, realpath("/bin/true", real));
+	snprintf(prog, sizeof(prog), "%s/prog", self->dir);
+	ASSERT_EQ(0, copy_file(real, prog));
+	r = watch_rule(AUDIT_WATCH, prog, AUDIT_PERM_EXEC, "t_x");
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = RUN_OP(OP_EXEC, prog, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_execve, pid, "t_x");
+	ASSERT_NE(NULL, rec);
+	EXPECT_TRUE(audit_field_is(rec, "success", "yes"));
+	EXPECT_PATH(rec, prog, "NORMAL");
+	ex = audit_event_record(&self->nl, rec->serial, AUDIT_EXECVE, 0);
+	ASSERT_NE(NULL, ex);
+	EXPECT_TRUE(audit_field_is(ex, "argc", "1"));
+	EXPECT_TRUE(audit_field_is(ex, "a0", "true"));
+}
+
+/* inode= rules are kept in the inode hash and matched per name */
+TEST_F(watch, inode_rule)
+{
+	const struct audit_record *rec;
+	struct audit_rule r;
+	struct stat st;
+	char ino[32];
+	pid_t pid;
+
+	ASSERT_EQ(0, stat(self->file, &st));
+	r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	audit_rule_field(&r, AUDIT_ARCH, AUDIT_EQUAL, AUDIT_ARCH_NATIVE);
+	audit_rule_syscall(&r, __NR_openat);
+	audit_rule_field(&r, AUDIT_INODE, AUDIT_EQUAL, st.st_ino);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, "t_ino");
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+
+	pid = RUN_OP(OP_OPEN_R, self->other, NULL);
+	EXPECT_EQ(NULL, audit_syscall_record(&self->nl, -1, pid, "t_ino"));
+	pid = RUN_OP(OP_OPEN_R, self->file, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_ino");
+	ASSERT_NE(NULL, rec);
+	snprintf(ino, sizeof(ino), "%lu", (unsigned long)st.st_ino);
+	EXPECT_PATH(rec, self->file, "NORMAL");
+	EXPECT_TRUE(audit_field_is(audit_path_record(&self->nl, rec->serial,
+						     self->file), "inode", ino));
+}
+
+/* rules without a path still get PATH records for the names used */
+TEST_F(watch, path_records_without_watch)
+{
+	struct audit_rule r = audit_exit_rule(AUDIT_ALWAYS, __NR_unlinkat, 0, "t_nowatch");
+	const struct audit_record *rec;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = RUN_OP(OP_UNLINK, self->other, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_unlinkat, pid, "t_nowatch");
+	ASSERT_NE(NULL, rec);
+	EXPECT_PATH(rec, self->other, "DELETE");
+}
+
+TEST_HARNESS_MAIN
