@@ -54,10 +54,6 @@ kmake() {
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-audit-fastpath harness}
-export GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-harness@localhost}
-export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-audit-fastpath harness}
-export GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-harness@localhost}
 
 # add_selftests TREE: copy tools/testing/selftests/audit into TREE, hook it
 # into the selftests Makefile, and commit it when TREE is a git tree.
@@ -76,6 +72,13 @@ add_selftests() {
 	git -C "$t" add -A tools/testing/selftests
 	git -C "$t" diff --cached --quiet ||
 		git -C "$t" commit -q -F "$TOP/patches/selftests.msg" --date="2000-01-01T00:00:00Z"
+}
+
+# Identity for the commits of the harness's own trees (build/), so that
+# prepared trees are the same wherever they are made.
+harness_identity() {
+	export GIT_AUTHOR_NAME="Audit Fastpath" GIT_AUTHOR_EMAIL="audit-fastpath@localhost"
+	export GIT_COMMITTER_NAME="Audit Fastpath" GIT_COMMITTER_EMAIL="audit-fastpath@localhost"
 }
 
 # is_selftests_commit TREE COMMIT: true when COMMIT only touches the selftests

@@ -6,6 +6,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-}"
 need git xz sha256sum
+harness_identity
 
 stamp=$BDIR/prepared.stamp
 want=$(inputs_hash)

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# check.sh [BASE...]: for every patch of every series (default: all bases)
+#  - git am on the pristine base (make prepare does it, patch by patch)
+#  - scripts/checkpatch.pl --strict: no errors, no warnings, no checks, except
+#    what patches/BASE/checkpatch-exceptions lists ("<patch> <TYPE> <reason>")
+#  - sparse (C=2) and W=1 on the .c files the series touches: no finding on
+#    the patched tree that the base does not have
+#  - coccinelle's report mode on those files: likewise
+# Ends with "N passed, N failed".
+set -u
+. "$(dirname "$0")/lib.sh"
+need perl sparse spatch
+BASES=${*:-$BASES_ALL}
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "  ok   $*"; }
+bad() { fail=$((fail + 1)); echo "  FAIL $*"; }
+
+# findings of one tool on one file, line numbers dropped so that code
+# moving within the file does not count as new
+norm() { sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort; }
+
+for b in $BASES; do
+	load_base "$b"
+	echo "== $b"
+	if "$TOP/scripts/prepare.sh" "$b" >/dev/null 2>"$BDIR/check-prepare.log"; then
+		ok "$b: the series applies with git am to $PKG $PKG_VERSION"
+	else
+		bad "$b: the series does not apply:"; sed 's/^/       /' "$BDIR/check-prepare.log"
+		continue
+	fi
+	out=$BDIR/check
+	rm -rf "$out/mails"
+	mkdir -p "$out/mails"
+	git -C "$KSRC" format-patch -q -o "$out/mails" --no-signature --zero-commit base..HEAD >/dev/null
+	exc=$PATCHDIR/checkpatch-exceptions
+	for m in "$out"/mails/*.patch; do
+		[ -f "$m" ] || continue
+		name=$(basename "$m")
+		ign=$( [ -f "$exc" ] && awk -v n="$name" '$1 == n { print $2 }' "$exc" | paste -sd, -)
+		res=$(cd "$KSRC" && perl scripts/checkpatch.pl --strict --terse --no-summary \
+			--show-types ${ign:+--ignore "$ign"} "$m" 2>&1)
+		if [ -z "$res" ]; then
+			ok "$b: checkpatch --strict $name${ign:+ (documented exceptions: $ign)}"
+		else
+			bad "$b: checkpatch --strict $name"; echo "$res" | sed 's/^/       /'
+		fi
+	done
+
+	# kernel C files the series changes (selftests are userspace: skipped)
+	files=$(git -C "$KSRC" diff --name-only base..HEAD -- '*.c' | grep -v '^tools/' || true)
+	if [ -z "$files" ]; then
+		ok "$b: no kernel C files touched: sparse, W=1 and coccicheck have nothing to compare"
+		continue
+	fi
+	for v in base patched; do
+		"$TOP/scripts/build-kernel.sh" "$b" "$v" >/dev/null 2>&1 || { bad "$b/$v: build"; continue 2; }
+	done
+	for v in base patched; do
+		rm -rf "$out/$v"; mkdir -p "$out/$v"
+		branch=$(git -C "$KSRC" symbolic-ref -q --short HEAD)
+		[ $v = base ] && git -C "$KSRC" checkout -q --detach base
+		for f in $files; do
+			[ -f "$KSRC/$f" ] || continue
+			o=${f%.c}.o
+			rm -f "$BDIR/$v/$o"
+			kmake -C "$KSRC" O="$BDIR/$v" C=1 W=1 CHECK="sparse" "$o" 2>&1 |
+				grep -E "warning|error" | norm > "$out/$v/$(echo "$f" | tr / _).build"
+			for c in "$KSRC"/scripts/coccinelle/*/*.cocci; do
+				grep -q "virtual report" "$c" || continue
+				timeout 120 spatch -D report --very-quiet --no-show-diff --cocci-file "$c" \
+					"$KSRC/$f" -I "$KSRC/include" 2>/dev/null | sed "s#$KSRC/##"
+			done | norm > "$out/$v/$(echo "$f" | tr / _).cocci"
+		done
+		[ $v = base ] && git -C "$KSRC" checkout -q "$branch"
+	done
+	for f in $files; do
+		k=$(echo "$f" | tr / _)
+		for t in build cocci; do
+			what=$([ $t = build ] && echo "sparse + W=1" || echo "coccicheck")
+			new=$(comm -13 "$out/base/$k.$t" "$out/patched/$k.$t" 2>/dev/null)
+			if [ -z "$new" ]; then
+				ok "$b: $what on $f: nothing new ($(wc -l < "$out/patched/$k.$t") finding(s), all in the base too)"
+			else
+				bad "$b: $what on $f: new findings"; echo "$new" | sed 's/^/       /'
+			fi
+		done
+	done
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
