@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench.sh BASE: build the base and patched kernels of BASE, boot each under
+# QEMU TCG with -icount shift=0,sleep=off (guest ns = guest instructions) once
+# per audit configuration, run bench/audit-bench's workloads, and report
+# instructions/op: base and patched, ratio to audit=0, patched/base.
+# Output: a table on stdout, build/bench/BASE.csv, build/bench/BASE.svg.
+# QUICK=1: fewer iterations and configurations. ITERS=, REPS= override.
+set -eu
+. "$(dirname "$0")/lib.sh"
+load_base "${1:-6.12}"
+start=$(date +%s)
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+	ITERS=${ITERS:-4000} REPS=${REPS:-3}
+	CONFIGS=${CONFIGS:-"audit0 norules ten"}
+	WORKLOADS=${WORKLOADS:-"getpid stat rw"}
+else
+	ITERS=${ITERS:-20000} REPS=${REPS:-3}
+	CONFIGS=${CONFIGS:-"audit0 norules nevertask ten stig"}
+	WORKLOADS=${WORKLOADS:-"getpid stat openclose rw exec"}
+fi
+out=$BUILD/bench
+mkdir -p "$out"
+csv=$out/$BASE.csv
+
+"$TOP/scripts/prepare.sh" "$BASE"
+for v in base patched; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
+"$TOP/scripts/initramfs.sh" "$BASE"
+
+# config -> kernel arguments
+cfg_args() {
+	case "$1" in
+	audit0) echo "audit=0" ;;
+	norules) echo "audit=1" ;;
+	nevertask) echo "audit=1 harness.rules=never-task" ;;
+	ten) echo "audit=1 harness.rules=ten" ;;
+	stig) echo "audit=1 harness.rules=stig" ;;
+	*) die "unknown bench configuration $1" ;;
+	esac
+}
+
+echo "base,variant,config,workload,rep,iters,instr_per_op" > "$csv"
+wl=$(echo $WORKLOADS | tr ' ' '+')
+for c in $CONFIGS; do
+	for v in base patched; do
+		info "bench $BASE/$v $c: $(cfg_args "$c")"
+		log=$BDIR/$v/console-bench-$c.log
+		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
+			$(cfg_args "$c") "harness.bench=-n+$ITERS+-r+$REPS+$wl" ||
+			die "bench run $BASE/$v $c failed (console: ${log#$TOP/})"
+		if grep -aq "^RULES" "$log"; then
+			grep -a "^RULES" "$log" | sed "s/^/  $v: /" >&2
+		fi
+		grep -a "^BENCH " "$log" | awk -v b="$BASE" -v v="$v" -v c="$c" '{
+			split($3, r, "="); split($4, n, "="); split($5, x, "=")
+			printf "%s,%s,%s,%s,%s,%s,%s\n", b, v, c, $2, r[2], n[2], x[2] }' >> "$csv"
+	done
+done
+
+# the table: median (min-max) per workload, configuration and variant
+python3 - "$csv" "$out/$BASE.table" "$out/$BASE.dat" <<'PY'
+import csv, sys, statistics
+rows = list(csv.DictReader(open(sys.argv[1])))
+data = {}
+for r in rows:
+    data.setdefault((r["workload"], r["config"], r["variant"]), []).append(float(r["instr_per_op"]))
+wls = list(dict.fromkeys(r["workload"] for r in rows))
+cfgs = list(dict.fromkeys(r["config"] for r in rows))
+def med(k):
+    v = data.get(k)
+    return (statistics.median(v), min(v), max(v)) if v else None
+out = []
+dat = []
+for w in wls:
+    out.append(f"\n{w}: guest instructions per operation (median of reps, min-max)")
+    out.append(f"  {'config':<10} {'base':>22} {'x audit=0':>9} {'patched':>22} {'x audit=0':>9} {'patched/base':>12}")
+    ref = {v: med((w, "audit0", v)) for v in ("base", "patched")}
+    for c in cfgs:
+        line = f"  {c:<10}"
+        vals = {}
+        for v in ("base", "patched"):
+            m = med((w, c, v))
+            if not m:
+                line += f" {'-':>22} {'-':>9}"
+                continue
+            vals[v] = m[0]
+            r = m[0] / ref[v][0] if ref[v] else float("nan")
+            line += f" {m[0]:>10.1f} ({m[1]:.0f}-{m[2]:.0f})".rjust(23) + f" {r:>8.2f}x"
+        pb = vals["patched"] / vals["base"] if len(vals) == 2 else float("nan")
+        line += f" {pb:>12.3f}"
+        out.append(line)
+        rb = vals.get("base", 0) / ref["base"][0] if ref["base"] else 0
+        rp = vals.get("patched", 0) / ref["patched"][0] if ref["patched"] else 0
+        dat.append(f"{w}:{c} {rb:.3f} {rp:.3f}")
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+open(sys.argv[3], "w").write("\n".join(dat) + "\n")
+print("\n".join(out))
+PY
+
+if command -v gnuplot >/dev/null; then
+	gnuplot <<GP 2>/dev/null || echo "warning: gnuplot failed; no plot" >&2
+set terminal svg size 1100,520 dynamic font "sans,11"
+set output "$out/$BASE.svg"
+set title "Linux $KVER: cost relative to audit=0 (guest instructions/op), base vs patched"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel "x audit=0"
+set yrange [0:*]
+set xtics rotate by -45 scale 0 font ",9"
+set grid ytics
+set key top left
+plot "$out/$BASE.dat" using 2:xtic(1) title "base", '' using 3 title "patched"
+GP
+fi
+info "bench: ${csv#$TOP/}, ${out#$TOP/}/$BASE.table, ${out#$TOP/}/$BASE.svg"
+echo "== bench $BASE: $(( $(date +%s) - start ))s total"
