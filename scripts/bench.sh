@@ -98,10 +98,10 @@ open(sys.argv[3], "w").write("\n".join(dat) + "\n")
 print("\n".join(out))
 PY
 
-if command -v gnuplot >/dev/null; then
-	gnuplot <<GP 2>/dev/null || echo "warning: gnuplot failed; no plot" >&2
-set terminal svg size 1100,520 dynamic font "sans,11"
-set output "$out/$BASE.svg"
+plot() {	# plot TERMINAL FILE
+	gnuplot <<GP
+set terminal $1 size 1100,520 font "sans,11"
+set output "$2"
 set title "Linux $KVER: cost relative to audit=0 (guest instructions/op), base vs patched"
 set style data histograms
 set style histogram clustered gap 1
@@ -113,6 +113,8 @@ set grid ytics
 set key top left
 plot "$out/$BASE.dat" using 2:xtic(1) title "base", '' using 3 title "patched"
 GP
-fi
-info "bench: ${csv#$TOP/}, ${out#$TOP/}/$BASE.table, ${out#$TOP/}/$BASE.svg"
+}
+plot svg "$out/$BASE.svg" 2>/dev/null && plot pngcairo "$out/$BASE.png" 2>/dev/null ||
+	echo "warning: gnuplot failed; no plot" >&2
+info "bench: ${csv#$TOP/}, ${out#$TOP/}/$BASE.table, ${out#$TOP/}/$BASE.svg and .png"
 echo "== bench $BASE: $(( $(date +%s) - start ))s total"
