@@ -121,9 +121,8 @@ static inline void audit_record_parse(struct audit_record *r)
 		k = p;
 		while (*p && *p != '=' && *p != ' ')
 			p++;
-		if (*p != '=') {
+		if (*p != '=')
 			continue;
-		}
 		klen = p - k;
 		p++;
 		if (*p == '"' || *p == '\'') {
@@ -165,7 +164,7 @@ static inline const char *audit_field(const struct audit_record *r, const char *
 }
 
 static inline bool audit_field_is(const struct audit_record *r, const char *key,
-			   const char *val)
+				  const char *val)
 {
 	const char *v = audit_field(r, key);
 
@@ -173,7 +172,7 @@ static inline bool audit_field_is(const struct audit_record *r, const char *key,
 }
 
 static inline bool audit_field_is_num(const struct audit_record *r, const char *key,
-			       long long val)
+				      long long val)
 {
 	char buf[32];
 
@@ -184,7 +183,7 @@ static inline bool audit_field_is_num(const struct audit_record *r, const char *
 /* ---------- netlink ---------- */
 
 static inline int audit_recv_one(struct audit_nl *nl, int timeout_ms,
-			  struct nlmsghdr *ctl, size_t ctl_size, bool *got_ctl);
+				 struct nlmsghdr *ctl, size_t ctl_size, bool *got_ctl);
 
 static inline int audit_open(struct audit_nl *nl)
 {
@@ -203,7 +202,7 @@ static inline int audit_open(struct audit_nl *nl)
 }
 
 static inline int audit_send_raw(struct audit_nl *nl, int type, int flags,
-			  const void *data, size_t len)
+				 const void *data, size_t len)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	size_t total = NLMSG_SPACE(len);
@@ -227,16 +226,16 @@ static inline int audit_send_raw(struct audit_nl *nl, int type, int flags,
 }
 
 /*
- * Send a request and wait for its acknowledgement. A reply of @reply_type
+ * Send a request and wait for its acknowledgment. A reply of @reply_type
  * (0: none expected) is copied to @reply. Records that arrive meanwhile are
  * queued. Returns 0 or the negative errno the kernel answered with.
  */
 static inline int audit_request(struct audit_nl *nl, int type, const void *data,
-			 size_t len, int reply_type, void *reply,
-			 size_t reply_len)
+				size_t len, int reply_type, void *reply,
+				size_t reply_len)
 {
-	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
-	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	union { struct nlmsghdr h; char b[8192]; } u;
+	struct nlmsghdr *nh = &u.h;
 	bool acked = false, replied = !reply_type;
 	int ret, err = 0;
 	__u32 seq;
@@ -248,7 +247,7 @@ static inline int audit_request(struct audit_nl *nl, int type, const void *data,
 	while (!acked || !replied) {
 		bool got = false;
 
-		ret = audit_recv_one(nl, AUDIT_WAIT_MS, nh, sizeof(buf), &got);
+		ret = audit_recv_one(nl, AUDIT_WAIT_MS, nh, sizeof(u), &got);
 		if (ret < 0)
 			return ret;
 		if (!ret)
@@ -278,9 +277,10 @@ static inline int audit_request(struct audit_nl *nl, int type, const void *data,
  * message was handled, 0 on timeout, negative errno on error.
  */
 static inline int audit_recv_one(struct audit_nl *nl, int timeout_ms,
-			  struct nlmsghdr *ctl, size_t ctl_size, bool *got_ctl)
+				 struct nlmsghdr *ctl, size_t ctl_size, bool *got_ctl)
 {
-	static char buf[1 << 16] __attribute__((aligned(NLMSG_ALIGNTO)));
+	static union { struct nlmsghdr h; char b[1 << 16]; } u;
+	char *buf = u.b;
 	struct pollfd pfd = { .fd = nl->fd, .events = POLLIN };
 	struct nlmsghdr *nh;
 	ssize_t len;
@@ -291,7 +291,7 @@ static inline int audit_recv_one(struct audit_nl *nl, int timeout_ms,
 		return errno == EINTR ? 0 : -errno;
 	if (!ret)
 		return 0;
-	len = recv(nl->fd, buf, sizeof(buf), 0);
+	len = recv(nl->fd, buf, sizeof(u), 0);
 	if (len < 0)
 		return errno == EINTR || errno == EAGAIN ? 1 : -errno;
 	for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, len);
@@ -337,7 +337,7 @@ static inline int audit_get_status(struct audit_nl *nl, struct audit_status *s)
 }
 
 static inline int audit_set_status(struct audit_nl *nl, __u32 mask, __u32 enabled,
-			    __u32 pid)
+				   __u32 pid)
 {
 	struct audit_status s = {
 		.mask = mask, .enabled = enabled, .pid = pid,
@@ -378,7 +378,7 @@ static inline void audit_rule_all_syscalls(struct audit_rule *r)
 }
 
 static inline void audit_rule_field(struct audit_rule *r, __u32 field, __u32 op,
-			     __u32 val)
+				    __u32 val)
 {
 	__u32 i = r->d->field_count++;
 
@@ -388,7 +388,7 @@ static inline void audit_rule_field(struct audit_rule *r, __u32 field, __u32 op,
 }
 
 static inline void audit_rule_str(struct audit_rule *r, __u32 field, __u32 op,
-			   const char *s)
+				  const char *s)
 {
 	size_t len = strlen(s);
 	__u32 i = r->d->field_count++;
@@ -406,7 +406,7 @@ static inline void audit_rule_str(struct audit_rule *r, __u32 field, __u32 op,
 
 /* an exit rule for @nr on the native arch, limited to @pid when non-zero */
 static inline struct audit_rule audit_exit_rule(__u32 action, int nr, pid_t pid,
-					 const char *key)
+						const char *key)
 {
 	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, action);
 
@@ -423,7 +423,7 @@ static inline struct audit_rule audit_exit_rule(__u32 action, int nr, pid_t pid,
 }
 
 static inline int audit_rule_send(struct audit_nl *nl, int type,
-			   const struct audit_rule *r)
+				  const struct audit_rule *r)
 {
 	return audit_request(nl, type, r->d, r->size, 0, NULL, 0);
 }
@@ -437,9 +437,9 @@ static inline int audit_add(struct audit_nl *nl, struct audit_rule *r)
 		/* the kernel stores (and matches deletes) without PREPEND */
 		r->d->flags &= ~AUDIT_FILTER_PREPEND;
 		nl->tracked[nl->ntracked++] = *r;
-	}
-	else
+	} else {
 		audit_rule_free(r);
+	}
 	r->d = NULL;
 	return ret;
 }
@@ -464,10 +464,10 @@ static inline int audit_del(struct audit_nl *nl, int idx)
  * .d) and returns how many rules the kernel has, or a negative errno.
  */
 static inline int audit_list_rules(struct audit_nl *nl, struct audit_rule *out,
-			    int max)
+				   int max)
 {
-	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
-	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	union { struct nlmsghdr h; char b[16384]; } u;
+	struct nlmsghdr *nh = &u.h;
 	int n = 0, ret;
 	bool acked = false, done = false;
 	__u32 seq;
@@ -479,7 +479,7 @@ static inline int audit_list_rules(struct audit_nl *nl, struct audit_rule *out,
 	while (!acked || !done) {
 		bool got = false;
 
-		ret = audit_recv_one(nl, AUDIT_WAIT_MS, nh, sizeof(buf), &got);
+		ret = audit_recv_one(nl, AUDIT_WAIT_MS, nh, sizeof(u), &got);
 		if (ret < 0)
 			return ret;
 		if (!ret)
@@ -551,7 +551,7 @@ typedef bool (*audit_match_fn)(const struct audit_record *r, const void *arg);
 
 /* Index of the first queued record from @from on that matches, or -1. */
 static inline int audit_find(struct audit_nl *nl, int from, audit_match_fn fn,
-		      const void *arg)
+			     const void *arg)
 {
 	int i;
 
@@ -563,7 +563,7 @@ static inline int audit_find(struct audit_nl *nl, int from, audit_match_fn fn,
 
 /* Wait up to @timeout_ms for a matching record; returns its index or -1. */
 static inline int audit_wait_for(struct audit_nl *nl, audit_match_fn fn,
-			  const void *arg, int timeout_ms)
+				 const void *arg, int timeout_ms)
 {
 	struct timespec t0;
 	int i, from = 0;
@@ -624,7 +624,7 @@ static inline int audit_sync(struct audit_nl *nl)
 
 /* Records of event @serial, in arrival order, into @out (max @max). */
 static inline int audit_event(struct audit_nl *nl, unsigned long serial,
-		       const struct audit_record **out, int max)
+			      const struct audit_record **out, int max)
 {
 	int i, n = 0;
 
@@ -660,8 +660,8 @@ static inline bool audit_match_syscall(const struct audit_record *r, const void 
  * before the marker, or NULL.
  */
 static inline const struct audit_record *audit_syscall_record(struct audit_nl *nl,
-						       int nr, pid_t pid,
-						       const char *key)
+							      int nr, pid_t pid,
+							      const char *key)
 {
 	struct audit_syscall_match m = { .nr = nr, .pid = pid, .key = key };
 	int i = audit_find(nl, 0, audit_match_syscall, &m);
@@ -681,8 +681,8 @@ static inline int audit_count_syscall(struct audit_nl *nl, int nr, pid_t pid)
 
 /* Record of @type in event @serial, or NULL. @nth counts from 0. */
 static inline const struct audit_record *audit_event_record(struct audit_nl *nl,
-						     unsigned long serial,
-						     int type, int nth)
+							    unsigned long serial,
+							    int type, int nth)
 {
 	int i;
 
@@ -695,8 +695,8 @@ static inline const struct audit_record *audit_event_record(struct audit_nl *nl,
 
 /* PATH record of event @serial whose name= is @name (unquoted), or NULL */
 static inline const struct audit_record *audit_path_record(struct audit_nl *nl,
-						    unsigned long serial,
-						    const char *name)
+							   unsigned long serial,
+							   const char *name)
 {
 	int i;
 
@@ -707,7 +707,6 @@ static inline const struct audit_record *audit_path_record(struct audit_nl *nl,
 			return &nl->rec[i];
 	return NULL;
 }
-
 
 /* ---------- the test's audit daemon session ---------- */
 
@@ -810,7 +809,7 @@ struct audit_child {
 };
 
 static inline int audit_child_start(struct audit_child *c, audit_child_fn fn,
-			     void *arg)
+				    void *arg)
 {
 	int p[2];
 	char b;
@@ -847,24 +846,25 @@ static inline int audit_child_finish(struct audit_child *c)
 }
 
 #ifdef FIXTURE
-/* A fixture whose tests run as the audit daemon with an empty rule list. */
-#define AUDIT_FIXTURE(name)						\
-	FIXTURE(name) {							\
-		struct audit_nl nl;					\
-	};								\
-	FIXTURE_SETUP(name)						\
-	{								\
-		int ret = audit_begin(&self->nl);			\
-									\
-		if (ret == -EPROTONOSUPPORT)				\
-			SKIP(return, "kernel without CONFIG_AUDIT");	\
-		ASSERT_EQ(0, ret);					\
-	}								\
-	FIXTURE_TEARDOWN(name)						\
-	{								\
-		if (self->nl.fd > 0)					\
-			audit_end(&self->nl);				\
-	}
+/*
+ * For a fixture's setup: become the audit daemon, or skip the test when
+ * the kernel has no audit support.
+ */
+static inline void audit_fixture_setup(struct __test_metadata *_metadata,
+				       struct audit_nl *nl)
+{
+	int ret = audit_begin(nl);
+
+	if (ret == -EPROTONOSUPPORT)
+		SKIP(return, "kernel without CONFIG_AUDIT");
+	ASSERT_EQ(0, ret);
+}
+
+static inline void audit_fixture_teardown(struct audit_nl *nl)
+{
+	if (nl->fd > 0)
+		audit_end(nl);
+}
 #endif
 
 #endif /* _AUDIT_SELFTEST_COMMON_H */

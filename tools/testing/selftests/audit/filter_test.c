@@ -26,6 +26,13 @@
 #define T_EUID		1002
 #define T_AUID		4242
 
+/* an arch whose syscall numbers are not the native ones */
+#if AUDIT_ARCH_NATIVE == AUDIT_ARCH_I386
+#define OTHER_ARCH	AUDIT_ARCH_X86_64
+#else
+#define OTHER_ARCH	AUDIT_ARCH_I386
+#endif
+
 static int set_loginuid(unsigned int auid)
 {
 	char buf[16];
@@ -93,19 +100,23 @@ static int child_three_syscalls(void *arg)
 
 #define ADD(nl, r) ASSERT_EQ(0, audit_add(nl, r))
 
-#define EXPECT_RECORD(nl, nr, pid, key)					\
-	({								\
-		const struct audit_record *__r =			\
-			audit_syscall_record(nl, nr, pid, key);		\
-		if (!__r) {						\
-			audit_dump(nl);					\
-		}							\
-		ASSERT_NE(NULL, __r) {					\
-			TH_LOG("no SYSCALL record for syscall %d pid %d key %s", \
-			       (int)(nr), (int)(pid), key ? key : "(any)"); \
-		}							\
-		__r;							\
-	})
+/* the SYSCALL record of @nr by @pid (with @key if not NULL), or fail */
+static const struct audit_record *
+expect_record(struct __test_metadata *_metadata, struct audit_nl *nl, int nr,
+	      pid_t pid, const char *key)
+{
+	const struct audit_record *r = audit_syscall_record(nl, nr, pid, key);
+
+	if (!r)
+		audit_dump(nl);
+	ASSERT_NE(NULL, r) {
+		TH_LOG("no SYSCALL record for syscall %d pid %d key %s",
+		       nr, pid, key ? key : "(any)");
+	}
+	return r;
+}
+
+#define EXPECT_RECORD(nl, nr, pid, key) expect_record(_metadata, nl, nr, pid, key)
 
 #define EXPECT_NO_RECORD(nl, nr, pid)					\
 	do {								\
@@ -116,7 +127,19 @@ static int child_three_syscalls(void *arg)
 		}							\
 	} while (0)
 
-AUDIT_FIXTURE(filter);
+FIXTURE(filter) {
+	struct audit_nl nl;
+};
+
+FIXTURE_SETUP(filter)
+{
+	audit_fixture_setup(_metadata, &self->nl);
+}
+
+FIXTURE_TEARDOWN(filter)
+{
+	audit_fixture_teardown(&self->nl);
+}
 
 /* a rule on one syscall number matches that syscall, fields as expected */
 TEST_F(filter, syscall_number)
@@ -169,9 +192,7 @@ TEST_F(filter, arch_mismatch)
 
 	pid = RUN_CHILD(nl, child_getpid_getppid, ({
 		rule = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
-		audit_rule_field(&rule, AUDIT_ARCH, AUDIT_EQUAL,
-				 AUDIT_ARCH_NATIVE == AUDIT_ARCH_I386 ?
-				 AUDIT_ARCH_X86_64 : AUDIT_ARCH_I386);
+		audit_rule_field(&rule, AUDIT_ARCH, AUDIT_EQUAL, OTHER_ARCH);
 		audit_rule_syscall(&rule, __NR_getpid);
 		audit_rule_field(&rule, AUDIT_PID, AUDIT_EQUAL, child);
 		ADD(nl, &rule);
@@ -224,10 +245,23 @@ TEST_F(filter, no_filterkey)
 
 /* ---- fields and operators ---- */
 
-AUDIT_FIXTURE(fieldop);
+FIXTURE(fieldop) {
+	struct audit_nl nl;
+};
 
-enum { V_PID, V_UID, V_EUID, V_AUID, V_SUCCESS, V_EXIT, V_A0, V_A1, V_A2,
-       V_A3 };
+FIXTURE_SETUP(fieldop)
+{
+	audit_fixture_setup(_metadata, &self->nl);
+}
+
+FIXTURE_TEARDOWN(fieldop)
+{
+	audit_fixture_teardown(&self->nl);
+}
+
+enum {
+	V_PID, V_UID, V_EUID, V_AUID, V_SUCCESS, V_EXIT, V_A0, V_A1, V_A2, V_A3,
+};
 
 FIXTURE_VARIANT(fieldop)
 {
@@ -240,50 +274,337 @@ FIXTURE_VARIANT(fieldop)
 	const char *rec_val;
 };
 
-#define FV(name, f, o, b, d, m, k, v)					\
-	FIXTURE_VARIANT_ADD(fieldop, name) {				\
-		.field = f, .op = o, .base = b, .delta = d, .match = m,	\
-		.rec_key = k, .rec_val = v,				\
-	}
+FIXTURE_VARIANT_ADD(fieldop, pid_eq) {
+	.field = AUDIT_PID,
+	.op = AUDIT_EQUAL,
+	.base = V_PID,
+	.delta = 0,
+	.match = true,
+};
 
-FV(pid_eq, AUDIT_PID, AUDIT_EQUAL, V_PID, 0, true, NULL, NULL);
-FV(pid_eq_other, AUDIT_PID, AUDIT_EQUAL, V_PID, 1, false, NULL, NULL);
-FV(pid_ne, AUDIT_PID, AUDIT_NOT_EQUAL, V_PID, 1, true, NULL, NULL);
-FV(pid_ne_self, AUDIT_PID, AUDIT_NOT_EQUAL, V_PID, 0, false, NULL, NULL);
-FV(pid_lt, AUDIT_PID, AUDIT_LESS_THAN, V_PID, 1, true, NULL, NULL);
-FV(pid_lt_self, AUDIT_PID, AUDIT_LESS_THAN, V_PID, 0, false, NULL, NULL);
-FV(pid_le, AUDIT_PID, AUDIT_LESS_THAN_OR_EQUAL, V_PID, 0, true, NULL, NULL);
-FV(pid_le_below, AUDIT_PID, AUDIT_LESS_THAN_OR_EQUAL, V_PID, -1, false, NULL, NULL);
-FV(pid_gt, AUDIT_PID, AUDIT_GREATER_THAN, V_PID, -1, true, NULL, NULL);
-FV(pid_gt_self, AUDIT_PID, AUDIT_GREATER_THAN, V_PID, 0, false, NULL, NULL);
-FV(pid_ge, AUDIT_PID, AUDIT_GREATER_THAN_OR_EQUAL, V_PID, 0, true, NULL, NULL);
-FV(pid_ge_above, AUDIT_PID, AUDIT_GREATER_THAN_OR_EQUAL, V_PID, 1, false, NULL, NULL);
-FV(uid_eq, AUDIT_UID, AUDIT_EQUAL, V_UID, 0, true, "uid", "1001");
-FV(uid_eq_euid, AUDIT_UID, AUDIT_EQUAL, V_EUID, 0, false, NULL, NULL);
-FV(uid_lt, AUDIT_UID, AUDIT_LESS_THAN, V_UID, 1, true, "uid", "1001");
-FV(euid_eq, AUDIT_EUID, AUDIT_EQUAL, V_EUID, 0, true, "euid", "1002");
-FV(euid_ne, AUDIT_EUID, AUDIT_NOT_EQUAL, V_EUID, 0, false, NULL, NULL);
-FV(euid_ge, AUDIT_EUID, AUDIT_GREATER_THAN_OR_EQUAL, V_EUID, 0, true, "euid", "1002");
-FV(auid_eq, AUDIT_LOGINUID, AUDIT_EQUAL, V_AUID, 0, true, "auid", "4242");
-FV(auid_gt, AUDIT_LOGINUID, AUDIT_GREATER_THAN, V_AUID, 0, false, NULL, NULL);
-FV(auid_le, AUDIT_LOGINUID, AUDIT_LESS_THAN_OR_EQUAL, V_AUID, 0, true, "auid", "4242");
-FV(success_failed, AUDIT_SUCCESS, AUDIT_EQUAL, V_SUCCESS, 0, true, "success", "no");
-FV(success_succeeded, AUDIT_SUCCESS, AUDIT_EQUAL, V_SUCCESS, 1, false, NULL, NULL);
-FV(exit_ebadf, AUDIT_EXIT, AUDIT_EQUAL, V_EXIT, 0, true, "exit", "-9");
-FV(exit_enoent, AUDIT_EXIT, AUDIT_EQUAL, V_EXIT, 7, false, NULL, NULL);
-FV(exit_ne, AUDIT_EXIT, AUDIT_NOT_EQUAL, V_EXIT, 0, false, NULL, NULL);
-FV(a0_eq, AUDIT_ARG0, AUDIT_EQUAL, V_A0, 0, true, "a0", "3e8");
-FV(a0_ne, AUDIT_ARG0, AUDIT_NOT_EQUAL, V_A0, 0, false, NULL, NULL);
-FV(a0_bitmask, AUDIT_ARG0, AUDIT_BIT_MASK, V_A0, 0, true, "a0", "3e8");
-FV(a0_bitmask_miss, AUDIT_ARG0, AUDIT_BIT_MASK, V_A0, 1 - T_FD, false, NULL, NULL);
-FV(a0_bittest, AUDIT_ARG0, AUDIT_BIT_TEST, V_A0, 0, true, "a0", "3e8");
-FV(a0_bittest_miss, AUDIT_ARG0, AUDIT_BIT_TEST, V_A0, 1, false, NULL, NULL);
-FV(a1_lt, AUDIT_ARG1, AUDIT_LESS_THAN, V_A1, 1, true, "a1", "7d0");
-FV(a1_gt, AUDIT_ARG1, AUDIT_GREATER_THAN, V_A1, 0, false, NULL, NULL);
-FV(a2_eq, AUDIT_ARG2, AUDIT_EQUAL, V_A2, 0, true, "a2", "3");
-FV(a2_ge, AUDIT_ARG2, AUDIT_GREATER_THAN_OR_EQUAL, V_A2, 1, false, NULL, NULL);
-FV(a3_eq, AUDIT_ARG3, AUDIT_EQUAL, V_A3, 0, true, "a3", "fa0");
-FV(a3_le, AUDIT_ARG3, AUDIT_LESS_THAN_OR_EQUAL, V_A3, -1, false, NULL, NULL);
+FIXTURE_VARIANT_ADD(fieldop, pid_eq_other) {
+	.field = AUDIT_PID,
+	.op = AUDIT_EQUAL,
+	.base = V_PID,
+	.delta = 1,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_ne) {
+	.field = AUDIT_PID,
+	.op = AUDIT_NOT_EQUAL,
+	.base = V_PID,
+	.delta = 1,
+	.match = true,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_ne_self) {
+	.field = AUDIT_PID,
+	.op = AUDIT_NOT_EQUAL,
+	.base = V_PID,
+	.delta = 0,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_lt) {
+	.field = AUDIT_PID,
+	.op = AUDIT_LESS_THAN,
+	.base = V_PID,
+	.delta = 1,
+	.match = true,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_lt_self) {
+	.field = AUDIT_PID,
+	.op = AUDIT_LESS_THAN,
+	.base = V_PID,
+	.delta = 0,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_le) {
+	.field = AUDIT_PID,
+	.op = AUDIT_LESS_THAN_OR_EQUAL,
+	.base = V_PID,
+	.delta = 0,
+	.match = true,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_le_below) {
+	.field = AUDIT_PID,
+	.op = AUDIT_LESS_THAN_OR_EQUAL,
+	.base = V_PID,
+	.delta = -1,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_gt) {
+	.field = AUDIT_PID,
+	.op = AUDIT_GREATER_THAN,
+	.base = V_PID,
+	.delta = -1,
+	.match = true,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_gt_self) {
+	.field = AUDIT_PID,
+	.op = AUDIT_GREATER_THAN,
+	.base = V_PID,
+	.delta = 0,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_ge) {
+	.field = AUDIT_PID,
+	.op = AUDIT_GREATER_THAN_OR_EQUAL,
+	.base = V_PID,
+	.delta = 0,
+	.match = true,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, pid_ge_above) {
+	.field = AUDIT_PID,
+	.op = AUDIT_GREATER_THAN_OR_EQUAL,
+	.base = V_PID,
+	.delta = 1,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, uid_eq) {
+	.field = AUDIT_UID,
+	.op = AUDIT_EQUAL,
+	.base = V_UID,
+	.delta = 0,
+	.match = true,
+	.rec_key = "uid",
+	.rec_val = "1001",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, uid_eq_euid) {
+	.field = AUDIT_UID,
+	.op = AUDIT_EQUAL,
+	.base = V_EUID,
+	.delta = 0,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, uid_lt) {
+	.field = AUDIT_UID,
+	.op = AUDIT_LESS_THAN,
+	.base = V_UID,
+	.delta = 1,
+	.match = true,
+	.rec_key = "uid",
+	.rec_val = "1001",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, euid_eq) {
+	.field = AUDIT_EUID,
+	.op = AUDIT_EQUAL,
+	.base = V_EUID,
+	.delta = 0,
+	.match = true,
+	.rec_key = "euid",
+	.rec_val = "1002",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, euid_ne) {
+	.field = AUDIT_EUID,
+	.op = AUDIT_NOT_EQUAL,
+	.base = V_EUID,
+	.delta = 0,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, euid_ge) {
+	.field = AUDIT_EUID,
+	.op = AUDIT_GREATER_THAN_OR_EQUAL,
+	.base = V_EUID,
+	.delta = 0,
+	.match = true,
+	.rec_key = "euid",
+	.rec_val = "1002",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, auid_eq) {
+	.field = AUDIT_LOGINUID,
+	.op = AUDIT_EQUAL,
+	.base = V_AUID,
+	.delta = 0,
+	.match = true,
+	.rec_key = "auid",
+	.rec_val = "4242",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, auid_gt) {
+	.field = AUDIT_LOGINUID,
+	.op = AUDIT_GREATER_THAN,
+	.base = V_AUID,
+	.delta = 0,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, auid_le) {
+	.field = AUDIT_LOGINUID,
+	.op = AUDIT_LESS_THAN_OR_EQUAL,
+	.base = V_AUID,
+	.delta = 0,
+	.match = true,
+	.rec_key = "auid",
+	.rec_val = "4242",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, success_failed) {
+	.field = AUDIT_SUCCESS,
+	.op = AUDIT_EQUAL,
+	.base = V_SUCCESS,
+	.delta = 0,
+	.match = true,
+	.rec_key = "success",
+	.rec_val = "no",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, success_succeeded) {
+	.field = AUDIT_SUCCESS,
+	.op = AUDIT_EQUAL,
+	.base = V_SUCCESS,
+	.delta = 1,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, exit_ebadf) {
+	.field = AUDIT_EXIT,
+	.op = AUDIT_EQUAL,
+	.base = V_EXIT,
+	.delta = 0,
+	.match = true,
+	.rec_key = "exit",
+	.rec_val = "-9",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, exit_enoent) {
+	.field = AUDIT_EXIT,
+	.op = AUDIT_EQUAL,
+	.base = V_EXIT,
+	.delta = 7,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, exit_ne) {
+	.field = AUDIT_EXIT,
+	.op = AUDIT_NOT_EQUAL,
+	.base = V_EXIT,
+	.delta = 0,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a0_eq) {
+	.field = AUDIT_ARG0,
+	.op = AUDIT_EQUAL,
+	.base = V_A0,
+	.delta = 0,
+	.match = true,
+	.rec_key = "a0",
+	.rec_val = "3e8",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a0_ne) {
+	.field = AUDIT_ARG0,
+	.op = AUDIT_NOT_EQUAL,
+	.base = V_A0,
+	.delta = 0,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a0_bitmask) {
+	.field = AUDIT_ARG0,
+	.op = AUDIT_BIT_MASK,
+	.base = V_A0,
+	.delta = 0,
+	.match = true,
+	.rec_key = "a0",
+	.rec_val = "3e8",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a0_bitmask_miss) {
+	.field = AUDIT_ARG0,
+	.op = AUDIT_BIT_MASK,
+	.base = V_A0,
+	.delta = 1 - T_FD,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a0_bittest) {
+	.field = AUDIT_ARG0,
+	.op = AUDIT_BIT_TEST,
+	.base = V_A0,
+	.delta = 0,
+	.match = true,
+	.rec_key = "a0",
+	.rec_val = "3e8",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a0_bittest_miss) {
+	.field = AUDIT_ARG0,
+	.op = AUDIT_BIT_TEST,
+	.base = V_A0,
+	.delta = 1,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a1_lt) {
+	.field = AUDIT_ARG1,
+	.op = AUDIT_LESS_THAN,
+	.base = V_A1,
+	.delta = 1,
+	.match = true,
+	.rec_key = "a1",
+	.rec_val = "7d0",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a1_gt) {
+	.field = AUDIT_ARG1,
+	.op = AUDIT_GREATER_THAN,
+	.base = V_A1,
+	.delta = 0,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a2_eq) {
+	.field = AUDIT_ARG2,
+	.op = AUDIT_EQUAL,
+	.base = V_A2,
+	.delta = 0,
+	.match = true,
+	.rec_key = "a2",
+	.rec_val = "3",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a2_ge) {
+	.field = AUDIT_ARG2,
+	.op = AUDIT_GREATER_THAN_OR_EQUAL,
+	.base = V_A2,
+	.delta = 1,
+	.match = false,
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a3_eq) {
+	.field = AUDIT_ARG3,
+	.op = AUDIT_EQUAL,
+	.base = V_A3,
+	.delta = 0,
+	.match = true,
+	.rec_key = "a3",
+	.rec_val = "fa0",
+};
+
+FIXTURE_VARIANT_ADD(fieldop, a3_le) {
+	.field = AUDIT_ARG3,
+	.op = AUDIT_LESS_THAN_OR_EQUAL,
+	.base = V_A3,
+	.delta = -1,
+	.match = false,
+};
 
 static long long base_value(int base, pid_t pid)
 {
@@ -516,10 +837,13 @@ TEST_F(filter, user_message)
 /* ---- rules changing while syscalls run ---- */
 
 struct churn_shared {
-	volatile int phase;
-	volatile int done;
-	volatile int stop;
+	int phase;
+	int done;
+	int stop;
 };
+
+#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE(x, v)	__atomic_store_n(&(x), v, __ATOMIC_RELEASE)
 
 static struct churn_shared *churn;
 
@@ -528,13 +852,13 @@ static int child_churn(void *arg)
 {
 	int seen = 0;
 
-	while (!churn->stop) {
-		int p = churn->phase;
+	while (!LOAD(churn->stop)) {
+		int p = LOAD(churn->phase);
 
 		if (p != seen) {
 			syscall(__NR_lseek, T_FD + p, T_OFF, T_WHENCE, T_A3);
 			seen = p;
-			churn->done = p;
+			STORE(churn->done, p);
 		}
 		syscall(__NR_getppid);
 		syscall(__NR_lseek, -1, 0, 0, 0);
@@ -544,7 +868,7 @@ static int child_churn(void *arg)
 
 static int child_noise(void *arg)
 {
-	while (!churn->stop) {
+	while (!LOAD(churn->stop)) {
 		syscall(__NR_lseek, T_FD, T_OFF, T_WHENCE, T_A3);
 		syscall(__NR_getpid);
 	}
@@ -589,26 +913,26 @@ TEST_F(filter, rule_churn_under_load)
 			ASSERT_EQ(0, audit_del(nl, -1));
 			nl->ntracked--;
 		}
-		churn->phase = round;
-		for (i = 0; i < 5000 && churn->done != round; i++)
+		STORE(churn->phase, round);
+		for (i = 0; i < 5000 && LOAD(churn->done) != round; i++)
 			usleep(1000);
-		ASSERT_EQ(round, churn->done);
+		ASSERT_EQ(round, LOAD(churn->done));
 		ASSERT_LE(0, audit_sync(nl));
 		snprintf(a0, sizeof(a0), "%x", T_FD + round);
 		if (added) {
 			EXPECT_LE(0, audit_find(nl, 0, match_lseek_a0, a0)) {
-				TH_LOG("round %d: lseek after the add was acknowledged left no record",
+				TH_LOG("round %d: no record after the add was acked",
 				       round);
 			}
 		} else {
 			EXPECT_EQ(-1, audit_find(nl, 0, match_lseek_a0, a0)) {
-				TH_LOG("round %d: lseek after the delete was acknowledged left a record",
+				TH_LOG("round %d: a record after the delete was acked",
 				       round);
 			}
 		}
 		audit_records_clear(nl);
 	}
-	churn->stop = 1;
+	STORE(churn->stop, 1);
 	close(worker.go);
 	close(noise.go);
 	waitpid(worker.pid, &status, 0);

@@ -11,7 +11,19 @@
 #include "../kselftest_harness.h"
 #include "audit_common.h"
 
-AUDIT_FIXTURE(netlink);
+FIXTURE(netlink) {
+	struct audit_nl nl;
+};
+
+FIXTURE_SETUP(netlink)
+{
+	audit_fixture_setup(_metadata, &self->nl);
+}
+
+FIXTURE_TEARDOWN(netlink)
+{
+	audit_fixture_teardown(&self->nl);
+}
 
 TEST_F(netlink, status)
 {
@@ -82,7 +94,19 @@ enum bad_kind {
 	BAD_ARCH_OP, BAD_PERM, BAD_TASK_FIELD, BAD_URING_PERM,
 };
 
-AUDIT_FIXTURE(bad_rule);
+FIXTURE(bad_rule) {
+	struct audit_nl nl;
+};
+
+FIXTURE_SETUP(bad_rule)
+{
+	audit_fixture_setup(_metadata, &self->nl);
+}
+
+FIXTURE_TEARDOWN(bad_rule)
+{
+	audit_fixture_teardown(&self->nl);
+}
 
 FIXTURE_VARIANT(bad_rule)
 {
@@ -90,23 +114,75 @@ FIXTURE_VARIANT(bad_rule)
 	int err;		/* the error the kernel answers with */
 };
 
-#define BAD(name, k, e)							\
-	FIXTURE_VARIANT_ADD(bad_rule, name) { .kind = k, .err = e }
+FIXTURE_VARIANT_ADD(bad_rule, short_buffer) {
+	.kind = BAD_SHORT,
+	.err = -EINVAL,
+};
 
-BAD(short_buffer, BAD_SHORT, -EINVAL);
-BAD(field_count_too_big, BAD_FIELD_COUNT, -EINVAL);
-BAD(unknown_field, BAD_FIELD_ID, -EINVAL);
-BAD(key_too_long, BAD_KEY_LEN, -EINVAL);
-BAD(path_too_long, BAD_PATH_LEN, -ENAMETOOLONG);
-BAD(bad_list, BAD_LIST, -EINVAL);
-BAD(bad_action, BAD_ACTION, -EINVAL);
-BAD(truncated_strings, BAD_BUFLEN, -EINVAL);
-BAD(string_past_buflen, BAD_STRLEN, -EINVAL);
-BAD(unknown_operator, BAD_OP, -EINVAL);
-BAD(bit_op_on_pid, BAD_BITOP_FIELD, -EINVAL);
-BAD(arch_lt, BAD_ARCH_OP, -EINVAL);
-BAD(msgtype_on_exit_list, BAD_TASK_FIELD, -EINVAL);
-BAD(perm_on_uring_list, BAD_URING_PERM, -EINVAL);
+FIXTURE_VARIANT_ADD(bad_rule, field_count_too_big) {
+	.kind = BAD_FIELD_COUNT,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, unknown_field) {
+	.kind = BAD_FIELD_ID,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, key_too_long) {
+	.kind = BAD_KEY_LEN,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, path_too_long) {
+	.kind = BAD_PATH_LEN,
+	.err = -ENAMETOOLONG,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, bad_list) {
+	.kind = BAD_LIST,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, bad_action) {
+	.kind = BAD_ACTION,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, truncated_strings) {
+	.kind = BAD_BUFLEN,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, string_past_buflen) {
+	.kind = BAD_STRLEN,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, unknown_operator) {
+	.kind = BAD_OP,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, bit_op_on_pid) {
+	.kind = BAD_BITOP_FIELD,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, arch_lt) {
+	.kind = BAD_ARCH_OP,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, msgtype_on_exit_list) {
+	.kind = BAD_TASK_FIELD,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, perm_on_uring_list) {
+	.kind = BAD_URING_PERM,
+	.err = -EINVAL,
+};
 
 /*
  * The valid rule every bad payload starts from: this test adds it first,

@@ -15,7 +15,7 @@
 
 FIXTURE(watch) {
 	struct audit_nl nl;
-	char dir[PATH_MAX];
+	char dir[64];		/* the scratch directory */
 	char file[PATH_MAX];	/* dir/file, exists */
 	char other[PATH_MAX];	/* dir/other, exists */
 	char parent[PATH_MAX];	/* "dir/": how PARENT records name it */
@@ -23,13 +23,10 @@ FIXTURE(watch) {
 
 FIXTURE_SETUP(watch)
 {
-	int ret = audit_begin(&self->nl);
 	int fd;
 
-	if (ret == -EPROTONOSUPPORT)
-		SKIP(return, "kernel without CONFIG_AUDIT");
-	ASSERT_EQ(0, ret);
-	strcpy(self->dir, "/tmp/audit_watch_XXXXXX");
+	audit_fixture_setup(_metadata, &self->nl);
+	snprintf(self->dir, sizeof(self->dir), "/tmp/audit_watch_XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	snprintf(self->file, sizeof(self->file), "%s/file", self->dir);
 	snprintf(self->other, sizeof(self->other), "%s/other", self->dir);
@@ -46,8 +43,7 @@ FIXTURE_TEARDOWN(watch)
 {
 	char cmd[PATH_MAX + 16];
 
-	if (self->nl.fd > 0)
-		audit_end(&self->nl);
+	audit_fixture_teardown(&self->nl);
 	if (self->dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
 		if (system(cmd))
@@ -151,19 +147,24 @@ keyed_record(struct __test_metadata *_metadata, struct audit_nl *nl,
 	return i < 0 ? NULL : &nl->rec[i];
 }
 
-#define EXPECT_PATH(r, name, type)					\
-	do {								\
-		const struct audit_record *__p =			\
-			audit_path_record(&self->nl, (r)->serial, name); \
-		ASSERT_NE(NULL, __p) {					\
-			TH_LOG("no PATH record name=%s in event %lu",	\
-			       name, (r)->serial);			\
-			audit_dump(&self->nl);				\
-		}							\
-		EXPECT_TRUE(audit_field_is(__p, "nametype", type)) {	\
-			TH_LOG("PATH %s: %s", name, __p->text);		\
-		}							\
-	} while (0)
+/* event @r has a PATH record for @name with nametype @type, or fail */
+static void expect_path(struct __test_metadata *_metadata, struct audit_nl *nl,
+			const struct audit_record *r, const char *name,
+			const char *type)
+{
+	const struct audit_record *p = audit_path_record(nl, r->serial, name);
+
+	if (!p)
+		audit_dump(nl);
+	ASSERT_NE(NULL, p) {
+		TH_LOG("no PATH record name=%s in event %lu", name, r->serial);
+	}
+	EXPECT_TRUE(audit_field_is(p, "nametype", type)) {
+		TH_LOG("PATH %s: %s", name, p->text);
+	}
+}
+
+#define EXPECT_PATH(r, name, type) expect_path(_metadata, &self->nl, r, name, type)
 
 TEST_F(watch, open_for_write)
 {
