@@ -39,7 +39,7 @@ for b in $BASES; do
 		[ -f "$m" ] || continue
 		name=$(basename "$m")
 		ign=$( [ -f "$exc" ] && awk -v n="$name" '$1 == n { print $2 }' "$exc" | paste -sd, -)
-		res=$(cd "$KSRC" && perl scripts/checkpatch.pl --strict --terse --no-summary \
+		res=$(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --terse --no-summary \
 			--show-types ${ign:+--ignore "$ign"} "$m" 2>&1)
 		if [ -z "$res" ]; then
 			ok "$b: checkpatch --strict $name${ign:+ (documented exceptions: $ign)}"

@@ -68,8 +68,14 @@ add_selftests() {
 		sed -i '0,/^TARGETS += /s//TARGETS += audit\nTARGETS += /' \
 			"$t/tools/testing/selftests/Makefile"
 	fi
+	# the subsystem's maintainers own its selftests
+	if ! grep -q '^F:	tools/testing/selftests/audit/' "$t/MAINTAINERS"; then
+		awk '/^AUDIT SUBSYSTEM$/ { a = 1 }
+		     a && /^F:\tlib\/\*audit\.c$/ { print; print "F:\ttools/testing/selftests/audit/"; a = 0; next }
+		     { print }' "$t/MAINTAINERS" > "$t/MAINTAINERS.new" && mv "$t/MAINTAINERS.new" "$t/MAINTAINERS"
+	fi
 	[ -d "$t/.git" ] || return 0
-	git -C "$t" add -A tools/testing/selftests
+	git -C "$t" add -A tools/testing/selftests MAINTAINERS
 	git -C "$t" diff --cached --quiet ||
 		git -C "$t" commit -q -F "$TOP/patches/selftests.msg" --date="2000-01-01T00:00:00Z"
 }
@@ -84,7 +90,8 @@ harness_identity() {
 # is_selftests_commit TREE COMMIT: true when COMMIT only touches the selftests
 is_selftests_commit() {
 	! git -C "$1" diff-tree --no-commit-id --name-only -r "$2" |
-		grep -qv -e '^tools/testing/selftests/audit/' -e '^tools/testing/selftests/Makefile$'
+		grep -qv -e '^tools/testing/selftests/audit/' -e '^tools/testing/selftests/Makefile$' \
+			-e '^MAINTAINERS$'
 }
 
 # version of a kernel tree, as the name of a base: "6.12"
