@@ -65,7 +65,7 @@ for b in $BASES; do
 			[ -f "$KSRC/$f" ] || continue
 			o=${f%.c}.o
 			rm -f "$BDIR/$v/$o"
-			kmake -C "$KSRC" O="$BDIR/$v" C=1 W=1 CHECK="sparse" "$o" 2>&1 |
+			kmake -C "$KSRC" O="$BDIR/$v" C=2 W=1 CHECK="sparse" "$o" 2>&1 |
 				grep -E "warning|error" | norm > "$out/$v/$(echo "$f" | tr / _).build"
 			for c in "$KSRC"/scripts/coccinelle/*/*.cocci; do
 				grep -q "virtual report" "$c" || continue

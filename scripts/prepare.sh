@@ -73,7 +73,7 @@ for p in $(series_patches); do
 	if ! git am -q --keep-cr --committer-date-is-author-date "$f" >"$BDIR/am.log" 2>&1; then
 		echo "error: patches/$BASE/$p (patch $n of the series) does not apply to $PKG $PKG_VERSION" >&2
 		# name the failing hunk(s)
-		git apply --check -v "$f" 2>&1 | grep -E "^(error|Checking|Hunk|Applying)|does not apply|patch failed" | sed 's/^/  /' >&2 || true
+		git apply --check -v "$f" 2>&1 | head -40 | sed 's/^/  /' >&2 || true
 		sed 's/^/  /' "$BDIR/am.log" >&2
 		echo "The tree is left in $KSRC with 'git am' stopped at this patch: inspect, then 'git am --abort'." >&2
 		exit 1
