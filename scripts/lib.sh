@@ -33,6 +33,7 @@ need() {
 inputs_hash() {
 	{
 		echo "$SHA256"
+		cat "$TOP/scripts/prepare.sh" "$TOP/scripts/lib.sh"
 		cat "$PATCHDIR/series" 2>/dev/null
 		while read -r p; do
 			case "$p" in ''|'#'*) continue ;; esac
