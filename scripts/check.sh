@@ -65,8 +65,11 @@ for b in $BASES; do
 			[ -f "$KSRC/$f" ] || continue
 			o=${f%.c}.o
 			rm -f "$BDIR/$v/$o"
-			kmake -C "$KSRC" O="$BDIR/$v" C=2 W=1 CHECK="sparse" "$o" 2>&1 |
-				grep -E "warning|error" | norm > "$out/$v/$(echo "$f" | tr / _).build"
+			kmake -C "$KSRC" O="$BDIR/$v" C=2 W=1 CHECK="sparse" "$o" > "$out/$v/raw.log" 2>&1
+			if [ ! -f "$BDIR/$v/$o" ]; then
+				bad "$b/$v: $o did not build with C=2 W=1:"; tail -20 "$out/$v/raw.log" | sed 's/^/       /'
+			fi
+			grep -E "warning|error" "$out/$v/raw.log" | norm > "$out/$v/$(echo "$f" | tr / _).build"
 			for c in "$KSRC"/scripts/coccinelle/*/*.cocci; do
 				grep -q "virtual report" "$c" || continue
 				timeout 120 spatch -D report --very-quiet --no-show-diff --cocci-file "$c" \
