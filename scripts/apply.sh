@@ -18,7 +18,7 @@ n=0
 for p in $(series_patches); do
 	n=$((n + 1))
 	f=$PATCHDIR/$p
-	if [ -d "$dir/.git" ]; then
+	if [ -e "$dir/.git" ]; then
 		if ! git -C "$dir" am -q --keep-cr "$f" >/tmp/apply-am.$$ 2>&1; then
 			echo "error: patches/$b/$p (patch $n) does not apply:" >&2
 			(cd "$dir" && git apply --check -v "$f" 2>&1 | grep -E "error|Hunk|patch failed" | sed 's/^/  /') >&2

@@ -75,7 +75,7 @@ add_selftests() {
 		     a && /^F:\tlib\/\*audit\.c$/ { print; print "F:\ttools/testing/selftests/audit/"; a = 0; next }
 		     { print }' "$t/MAINTAINERS" > "$t/MAINTAINERS.new" && mv "$t/MAINTAINERS.new" "$t/MAINTAINERS"
 	fi
-	[ -d "$t/.git" ] || return 0
+	[ -e "$t/.git" ] || return 0
 	git -C "$t" add -A tools/testing/selftests MAINTAINERS
 	git -C "$t" diff --cached --quiet ||
 		git -C "$t" commit -q -F "$TOP/patches/selftests.msg" --date="2000-01-01T00:00:00Z"
