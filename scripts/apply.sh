@@ -27,10 +27,11 @@ for p in $(series_patches); do
 		fi
 		rm -f /tmp/apply-am.$$
 	else
-		if ! out=$(patch -d "$dir" -p1 -N --dry-run -s < "$f" 2>&1); then
+		if ! out=$(patch -d "$dir" -p1 -N --dry-run < "$f" 2>&1); then
 			echo "error: patches/$b/$p (patch $n) does not apply; nothing of it was changed:" >&2
-			echo "$out" | sed 's/^/  /' >&2
-			die "patches 1..$((n - 1)) are applied"
+			echo "$out" | grep -v "^checking file" | sed 's/^/  /' >&2
+			[ $n = 1 ] && die "no patch of the series was applied"
+			die "patches 1-$((n - 1)) of the series are applied"
 		fi
 		patch -d "$dir" -p1 -N -s < "$f"
 	fi
