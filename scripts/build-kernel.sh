@@ -3,6 +3,7 @@
 # build-kernel.sh BASE VARIANT: bzImage from tinyconfig + Kconfig fragments.
 #   VARIANT=patched builds build/BASE/linux (the series applied),
 #   VARIANT=base    builds the pristine base (tag "base" of the same tree).
+#   VARIANT=pN      builds base + the first N patches of the series.
 # Output: build/BASE/VARIANT/arch/x86/boot/bzImage (and System.map, vmlinux).
 # FRAGMENTS="file ..." merges extra fragments (e.g. Kconfig/debug.config).
 set -eu
@@ -16,18 +17,26 @@ need gcc make flex bison bc ccache
 # shares every object the series does not touch: the base variant checks out
 # tag "base" for the duration of its build and returns to the branch after.
 SRC=$KSRC
+# VARIANT=pN builds the base with the first N patches of the series, for
+# bisecting and for measuring one patch at a time.
 case "$VARIANT" in
-patched) ;;
-base)
-	[ -z "$(git -C "$KSRC" status --porcelain --untracked-files=no)" ] ||
-		die "$KSRC has uncommitted changes; commit them (and 'make export') before building the base variant"
-	branch=$(git -C "$KSRC" symbolic-ref -q --short HEAD) ||
-		die "$KSRC is not on a branch (an earlier base build interrupted?): 'git -C $KSRC checkout master'"
-	trap 'git -C "$KSRC" checkout -q "$branch"' EXIT
-	git -C "$KSRC" checkout -q --detach base
+patched) rev= ;;
+base) rev=base ;;
+p[0-9]*)
+	n=${VARIANT#p}
+	rev=$(git -C "$KSRC" rev-list --reverse base..HEAD | sed -n "${n}p")
+	[ -n "$rev" ] && [ "$n" -gt 0 ] || die "VARIANT=$VARIANT: the series has $(git -C "$KSRC" rev-list --count base..HEAD) commit(s)"
 	;;
-*) die "unknown VARIANT '$VARIANT' (patched or base)" ;;
+*) die "unknown VARIANT '$VARIANT' (patched, base, or pN for the first N patches)" ;;
 esac
+if [ -n "$rev" ]; then
+	[ -z "$(git -C "$KSRC" status --porcelain --untracked-files=no)" ] ||
+		die "$KSRC has uncommitted changes; commit them (and 'make export') before building the $VARIANT variant"
+	branch=$(git -C "$KSRC" symbolic-ref -q --short HEAD) ||
+		die "$KSRC is not on a branch (an earlier build interrupted?): 'git -C $KSRC checkout master'"
+	trap 'git -C "$KSRC" checkout -q "$branch"' EXIT
+	git -C "$KSRC" checkout -q --detach "$rev"
+fi
 OUT=$BDIR/$VARIANT${SUFFIX:-}
 mkdir -p "$OUT"
 

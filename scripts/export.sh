@@ -22,8 +22,7 @@ for c in $(git rev-list --reverse base..HEAD); do
 	fi
 	n=$((n + 1))
 	git format-patch -q -1 "$c" --start-number "$n" -o "$tmp" \
-		--no-signature --zero-commit --no-numbered --subject-prefix=PATCH \
-		--no-stat >/dev/null
+		--no-signature --zero-commit --no-numbered --subject-prefix=PATCH >/dev/null
 done
 (cd "$tmp" && ls *.patch 2>/dev/null) > "$tmp/series" || true
 {
