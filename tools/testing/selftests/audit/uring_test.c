@@ -145,6 +145,32 @@ FIXTURE_TEARDOWN(uring)
 	unlink(self->file);
 }
 
+/* add @r, run child_uring, read its records; returns the child's pid */
+static pid_t run_with_rule(struct __test_metadata *_metadata,
+			   struct audit_nl *nl, struct audit_rule *r)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(nl, r));
+	pid = audit_run_child(child_uring, NULL, &status);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("the io_uring child failed at step %d", WEXITSTATUS(status));
+	}
+	ASSERT_LE(0, audit_sync(nl));
+	return pid;
+}
+
+/* is there a URINGOP record of @op by @pid? */
+static bool has_uringop(struct audit_nl *nl, int op, pid_t pid)
+{
+	struct uring_match m = { .op = op, .pid = pid };
+
+	return audit_find(nl, 0, match_uringop, &m) >= 0;
+}
+
 static struct audit_rule uring_rule(int op, const char *key)
 {
 	struct audit_rule r = audit_rule_new(AUDIT_FILTER_URING_EXIT,
@@ -163,16 +189,10 @@ TEST_F(uring, audited_and_skipped)
 {
 	struct audit_rule r = uring_rule(-1, "t_uring");
 	struct uring_match m;
-	int status, i;
 	pid_t pid;
+	int i;
 
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	pid = audit_run_child(child_uring, NULL, &status);
-	ASSERT_LT(0, pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_LE(0, audit_sync(&self->nl));
-
+	pid = run_with_rule(_metadata, &self->nl, &r);
 	m.pid = pid;
 	m.op = IORING_OP_OPENAT;
 	i = audit_find(&self->nl, 0, match_uringop, &m);
@@ -183,12 +203,10 @@ TEST_F(uring, audited_and_skipped)
 	}
 	EXPECT_TRUE(audit_field_is(&self->nl.rec[i], "success", "yes"));
 	EXPECT_TRUE(audit_field_is(&self->nl.rec[i], "key", "t_uring"));
-	m.op = IORING_OP_CLOSE;
-	EXPECT_LE(0, audit_find(&self->nl, 0, match_uringop, &m)) {
+	EXPECT_TRUE(has_uringop(&self->nl, IORING_OP_CLOSE, pid)) {
 		TH_LOG("no URINGOP record for IORING_OP_CLOSE");
 	}
-	m.op = IORING_OP_NOP;
-	EXPECT_EQ(-1, audit_find(&self->nl, 0, match_uringop, &m)) {
+	EXPECT_FALSE(has_uringop(&self->nl, IORING_OP_NOP, pid)) {
 		TH_LOG("IORING_OP_NOP is audit_skip but was logged");
 	}
 }
@@ -197,36 +215,19 @@ TEST_F(uring, audited_and_skipped)
 TEST_F(uring, one_opcode)
 {
 	struct audit_rule r = uring_rule(IORING_OP_CLOSE, "t_close");
-	struct uring_match m;
-	int status;
-	pid_t pid;
+	pid_t pid = run_with_rule(_metadata, &self->nl, &r);
 
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	pid = audit_run_child(child_uring, NULL, &status);
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_LE(0, audit_sync(&self->nl));
-	m.pid = pid;
-	m.op = IORING_OP_CLOSE;
-	EXPECT_LE(0, audit_find(&self->nl, 0, match_uringop, &m));
-	m.op = IORING_OP_OPENAT;
-	EXPECT_EQ(-1, audit_find(&self->nl, 0, match_uringop, &m));
+	EXPECT_TRUE(has_uringop(&self->nl, IORING_OP_CLOSE, pid));
+	EXPECT_FALSE(has_uringop(&self->nl, IORING_OP_OPENAT, pid));
 }
 
 /* no io_uring rule: no URINGOP record, even with a syscall rule loaded */
 TEST_F(uring, no_uring_rule)
 {
 	struct audit_rule r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, 0, "t_sys");
-	struct uring_match m;
-	int status;
-	pid_t pid;
+	pid_t pid = run_with_rule(_metadata, &self->nl, &r);
 
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	pid = audit_run_child(child_uring, NULL, &status);
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_LE(0, audit_sync(&self->nl));
-	m.pid = pid;
-	m.op = IORING_OP_OPENAT;
-	EXPECT_EQ(-1, audit_find(&self->nl, 0, match_uringop, &m));
+	EXPECT_FALSE(has_uringop(&self->nl, IORING_OP_OPENAT, pid));
 }
 
 TEST_HARNESS_MAIN
