@@ -53,7 +53,7 @@ done
 cfgsum=$(cat $frags | sha256sum | cut -d' ' -f1)
 if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.fragments.sum" 2>/dev/null)" != "$cfgsum" ]; then
 	info "$BASE/$VARIANT: configuring (tinyconfig +$(for f in $frags; do printf ' %s' "${f#$TOP/}"; done))"
-	kmake -C "$SRC" O="$OUT" tinyconfig >/dev/null
+	kmake -C "$SRC" O="$OUT" tinyconfig >"$OUT/config.log" 2>&1 || { cat "$OUT/config.log" >&2; die "$BASE/$VARIANT: make tinyconfig failed"; }
 	cat $frags > "$OUT/fragments.config"
 	(cd "$OUT" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" .config fragments.config >/dev/null)
 	kmake -C "$SRC" O="$OUT" olddefconfig >/dev/null 2>&1
