@@ -47,5 +47,5 @@ if [ -n "$st_commit" ]; then
 	fi
 fi
 # the tree now matches its inputs: mark it prepared
-inputs_hash > "$BDIR/prepared.stamp"
+echo "$(inputs_hash) $(git -C "$KSRC" rev-parse HEAD)" > "$BDIR/prepared.stamp"
 (cd "$TOP" && git status --short patches/"$BASE" tools/testing/selftests/audit)

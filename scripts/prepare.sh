@@ -10,7 +10,8 @@ harness_identity
 
 stamp=$BDIR/prepared.stamp
 want=$(inputs_hash)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -d "$KSRC/.git" ] &&
+if [ -f "$stamp" ] && [ -d "$KSRC/.git" ] &&
+   [ "$(cat "$stamp")" = "$want $(git -C "$KSRC" rev-parse HEAD 2>/dev/null)" ] &&
    [ -z "$(git -C "$KSRC" status --porcelain --untracked-files=no)" ]; then
 	info "$BASE: prepared tree is up to date ($KSRC)"
 	exit 0
@@ -83,5 +84,5 @@ info "$BASE: applied $n patch(es) from patches/$BASE/series"
 
 # the selftests, from this repository, as the last commit
 add_selftests "$KSRC"
-echo "$want" > "$stamp"
+echo "$want $(git rev-parse HEAD)" > "$stamp"
 info "$BASE: prepared $KSRC ($(git rev-list --count base..HEAD) commit(s) on base)"
