@@ -55,9 +55,14 @@ else
 		fi
 	fi
 	git -C "$KSRC" am --abort >/dev/null 2>&1 || true
-	# keep the developer's commits reachable before resetting
-	if [ "$(git -C "$KSRC" rev-parse HEAD)" != "$(git -C "$KSRC" rev-parse base)" ]; then
-		git -C "$KSRC" branch -f "previous-$(date +%Y%m%d-%H%M%S)" HEAD
+	# keep a developer's commits (HEAD moved since the last prepare or
+	# export) reachable before resetting
+	head=$(git -C "$KSRC" rev-parse HEAD)
+	if [ "$head" != "$(git -C "$KSRC" rev-parse base)" ] &&
+	   [ "$head" != "$(cut -d' ' -f2 "$stamp" 2>/dev/null)" ]; then
+		saved=previous-$(date +%Y%m%d-%H%M%S)
+		git -C "$KSRC" branch -f "$saved" HEAD
+		info "$BASE: the commits of the old tree are kept on branch $saved"
 	fi
 	git -C "$KSRC" checkout -q -f master 2>/dev/null || git -C "$KSRC" checkout -q -f -B master
 	git -C "$KSRC" reset -q --hard base
