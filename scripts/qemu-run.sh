@@ -45,7 +45,7 @@ timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
 	</dev/null >"$LOG" 2>&1
 qrc=$?
 set -e
-tr -d '\r' < "$LOG" > "$LOG.tmp" && mv "$LOG.tmp" "$LOG"
+tr -d '\r' < "$LOG" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' > "$LOG.tmp" && mv "$LOG.tmp" "$LOG"
 
 fail=
 end=$(grep -a "^HARNESS-END $RUN rc=" "$LOG" | tail -1)
