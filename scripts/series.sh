@@ -7,6 +7,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-}"
 "$TOP/scripts/prepare.sh" "$BASE"
+harness_identity
 out=$BUILD/series/$BASE
 rm -rf "$out"
 mkdir -p "$out"
