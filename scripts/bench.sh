@@ -45,7 +45,7 @@ wl=$(echo $WORKLOADS | tr ' ' '+')
 for c in $CONFIGS; do
 	for v in base patched; do
 		info "bench $BASE/$v $c: $(cfg_args "$c")"
-		log=$BDIR/$v/console-bench-$c.log
+		log=$LOGS/$BASE-$v-bench-$c.log
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
 			$(cfg_args "$c") "harness.bench=-n+$ITERS+-r+$REPS+$wl" ||
 			die "bench run $BASE/$v $c failed (console: ${log#$TOP/})"
@@ -117,4 +117,4 @@ GP
 plot svg "$out/$BASE.svg" 2>/dev/null && plot pngcairo "$out/$BASE.png" 2>/dev/null ||
 	echo "warning: gnuplot failed; no plot" >&2
 info "bench: ${csv#$TOP/}, ${out#$TOP/}/$BASE.table, ${out#$TOP/}/$BASE.svg and .png"
-echo "== bench $BASE: $(( $(date +%s) - start ))s total"
+info "bench $BASE: $(( $(date +%s) - start ))s in all"

@@ -53,7 +53,8 @@ done
 cfgsum=$(cat $frags | sha256sum | cut -d' ' -f1)
 if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.fragments.sum" 2>/dev/null)" != "$cfgsum" ]; then
 	info "$BASE/$VARIANT: configuring (tinyconfig +$(for f in $frags; do printf ' %s' "${f#$TOP/}"; done))"
-	kmake -C "$SRC" O="$OUT" tinyconfig >"$OUT/config.log" 2>&1 || { cat "$OUT/config.log" >&2; die "$BASE/$VARIANT: make tinyconfig failed"; }
+	kmake -C "$SRC" O="$OUT" tinyconfig >"$LOGS/$BASE-$VARIANT-config.log" 2>&1 ||
+		{ cat "$LOGS/$BASE-$VARIANT-config.log" >&2; die "$BASE/$VARIANT: make tinyconfig failed"; }
 	cat $frags > "$OUT/fragments.config"
 	(cd "$OUT" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" .config fragments.config >/dev/null)
 	kmake -C "$SRC" O="$OUT" olddefconfig >/dev/null 2>&1
@@ -71,8 +72,9 @@ fi
 
 info "$BASE/$VARIANT: building bzImage in ${OUT#$TOP/}"
 start=$(date +%s)
-if ! kmake -C "$SRC" O="$OUT" bzImage >"$OUT/build.log" 2>&1; then
-	grep -E -B2 -A6 "error:|Error [0-9]" "$OUT/build.log" | head -60 >&2
-	die "$BASE/$VARIANT: kernel build failed (full log: ${OUT#$TOP/}/build.log)"
+blog=$LOGS/$BASE-$VARIANT${SUFFIX:-}-build.log
+if ! kmake -C "$SRC" O="$OUT" bzImage >"$blog" 2>&1; then
+	grep -E -B2 -A6 "error:|Error [0-9]" "$blog" | head -60 >&2
+	die "$BASE/$VARIANT: kernel build failed (full log: ${blog#$TOP/})"
 fi
 info "$BASE/$VARIANT: built in $(( $(date +%s) - start ))s: ${OUT#$TOP/}/arch/x86/boot/bzImage"

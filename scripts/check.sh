@@ -7,6 +7,7 @@
 #  - sparse (C=2) and W=1 on the .c files the series touches: no finding on
 #    the patched tree that the base does not have
 #  - coccinelle's report mode on those files: likewise
+#  - make series builds the mails and git send-email --dry-run takes them
 # Ends with "N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -47,6 +48,12 @@ for b in $BASES; do
 			bad "$b: checkpatch --strict $name"; echo "$res" | sed 's/^/       /'
 		fi
 	done
+
+	if DRY_RUN=1 "$TOP/scripts/series.sh" "$b" > "$out/series.log" 2>&1; then
+		ok "$b: make series: $(ls "$BUILD/series/$b" | wc -l) mails, git send-email --dry-run accepts them"
+	else
+		bad "$b: make series / git send-email --dry-run:"; tail -15 "$out/series.log" | sed 's/^/       /'
+	fi
 
 	# kernel C files the series changes (selftests are userspace: skipped)
 	files=$(git -C "$KSRC" diff --name-only base..HEAD -- '*.c' | grep -v '^tools/' || true)

@@ -6,7 +6,7 @@ set -eu
 
 PKGS="qemu-system-x86 qemu-utils quilt sparse coccinelle busybox-static liburing-dev
 flex bison bc libelf-dev libssl-dev ccache cpio xz-utils gnuplot-nox git make gcc
-libc6-dev perl python3 python3-ply python3-git dpkg-dev kmod rsync file"
+libc6-dev perl python3 python3-ply python3-git git-email libmailtools-perl dpkg-dev kmod rsync file"
 
 missing=
 for p in $PKGS; do

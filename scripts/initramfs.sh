@@ -28,8 +28,8 @@ fi
 info "$BASE: building selftests (tools/testing/selftests/audit)"
 mkdir -p "$ST"
 make -s -C "$KSRC/tools/testing/selftests/audit" OUTPUT="$ST" \
-	KHDR_INCLUDES="-isystem $HDR/include" LDFLAGS=-static >"$ST/build.log" 2>&1 || {
-	cat "$ST/build.log" >&2
+	KHDR_INCLUDES="-isystem $HDR/include" LDFLAGS=-static >"$LOGS/$BASE-selftests-build.log" 2>&1 || {
+	cat "$LOGS/$BASE-selftests-build.log" >&2
 	die "$BASE: selftests failed to build"
 }
 tests=$(cd "$ST" && find . -maxdepth 1 -type f -name '*_test' -perm -u+x | sed 's#^\./##' | sort)

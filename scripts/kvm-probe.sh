@@ -13,7 +13,7 @@ if [ -f "$cache" ] && [ "$(head -1 "$cache")" = "$boot" ]; then
 fi
 res=tcg
 if [ "${NO_KVM:-0}" != 1 ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-	log=$BUILD/kvm-probe.log
+	log=$LOGS/kvm-probe.log
 	timeout -k 5 "${KVM_PROBE_TIMEOUT:-40}" qemu-system-x86_64 -nodefaults -nographic \
 		-no-reboot -serial stdio -monitor none -accel kvm -cpu host -m 256M \
 		-kernel "$BDIR/$2/arch/x86/boot/bzImage" -initrd "$BDIR/initramfs.cpio.gz" \

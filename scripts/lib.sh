@@ -5,8 +5,13 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 BASES_ALL=$(cd "$TOP/kernel" && ls *.conf | sed 's/\.conf$//' | sort -V | tr '\n' ' ')
 
+# Progress: one line per stage, with the seconds since the outermost harness
+# command started. Full logs go to $LOGS.
+export HARNESS_T0=${HARNESS_T0:-$(date +%s)}
+LOGS=$BUILD/logs
+mkdir -p "$LOGS" 2>/dev/null || true
 die() { echo "error: $*" >&2; exit 1; }
-info() { echo "==> $*" >&2; }
+info() { printf '[%4ss] %s\n' "$(( $(date +%s) - HARNESS_T0 ))" "$*" >&2; }
 
 # load_base BASE: read kernel/BASE.conf into the environment
 load_base() {

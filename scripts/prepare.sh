@@ -76,11 +76,11 @@ for p in $(series_patches); do
 	n=$((n + 1))
 	f=$PATCHDIR/$p
 	[ -f "$f" ] || die "patches/$BASE/series names $p, which does not exist"
-	if ! git am -q --keep-cr --committer-date-is-author-date "$f" >"$BDIR/am.log" 2>&1; then
+	if ! git am -q --keep-cr --committer-date-is-author-date "$f" >"$LOGS/$BASE-am.log" 2>&1; then
 		echo "error: patches/$BASE/$p (patch $n of the series) does not apply to $PKG $PKG_VERSION" >&2
 		# name the failing hunk(s)
 		git apply --check -v "$f" 2>&1 | head -40 | sed 's/^/  /' >&2 || true
-		sed 's/^/  /' "$BDIR/am.log" >&2
+		sed 's/^/  /' "$LOGS/$BASE-am.log" >&2
 		echo "The tree is left in $KSRC with 'git am' stopped at this patch: inspect, then 'git am --abort'." >&2
 		exit 1
 	fi

@@ -3,7 +3,7 @@
 # qemu-run.sh BASE VARIANT RUN [extra kernel args...]
 # Boots build/BASE/VARIANT's bzImage with build/BASE/initramfs.cpio.gz under
 # QEMU and runs RUN (probe, selftests, bench) in the guest. The console goes
-# to build/BASE/VARIANT/console-RUN.log. Fails, with the last 60 console
+# to build/logs/BASE-VARIANT-RUN.log. Fails, with the last 60 console
 # lines, on timeout, panic, oops, BUG, WARN, KASAN/lockdep reports or when
 # the guest never reports its end marker.
 # Environment: TIMEOUT (s, default 900), ICOUNT=1 (instruction-counting TCG:
@@ -20,7 +20,7 @@ KERNEL=$BDIR/$VARIANT${SUFFIX:-}/arch/x86/boot/bzImage
 INITRD=$BDIR/initramfs.cpio.gz
 [ -f "$KERNEL" ] || die "$KERNEL missing: run 'make kernel BASE=$BASE VARIANT=$VARIANT'"
 [ -f "$INITRD" ] || die "$INITRD missing: run 'make initramfs BASE=$BASE'"
-LOG=${LOG:-$BDIR/$VARIANT${SUFFIX:-}/console-$RUN.log}
+LOG=${LOG:-$LOGS/$BASE-$VARIANT${SUFFIX:-}-$RUN.log}
 SMP=${SMP:-2}
 MEM=${MEM:-1G}
 TIMEOUT=${TIMEOUT:-900}
@@ -36,7 +36,7 @@ else
 fi
 
 append="console=ttyS0 loglevel=5 panic=-1 oops=panic panic_on_warn=0 rdinit=/init harness.run=$RUN $*"
-echo "$BASE/$VARIANT: booting ($accel${ICOUNT:+, icount}) harness.run=$RUN" >&2
+info "$BASE/$VARIANT: booting ($accel${ICOUNT:+, icount}) harness.run=$RUN, console: ${LOG#$TOP/}"
 set +e
 timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
 	-nodefaults -nographic -no-reboot -serial stdio -monitor none \

@@ -24,7 +24,7 @@ for b in $BASES; do
 	[ -z "${TESTS:-}" ] || tests="harness.tests=$(echo $TESTS | tr ' ' ',')"
 	for v in $VARIANTS; do
 		load_base "$b"
-		log=$BDIR/$v/console-selftests.log
+		log=$LOGS/$b-$v-selftests.log
 		LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" selftests $tests
 		rc=$?
 		if [ $rc = 3 ] || [ ! -f "$log" ]; then
@@ -41,7 +41,7 @@ for b in $BASES; do
 	done
 done
 
-echo "== audit selftests: $(( $(date +%s) - start ))s"
+info "audit selftests done in $(( $(date +%s) - start ))s (logs: ${LOGS#$TOP/}/)"
 cat "$summary"
 [ -z "$problems" ] || echo "problems:$problems"
 [ -z "$problems" ] || tf=$((tf + 1))
