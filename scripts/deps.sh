@@ -13,15 +13,14 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done
-for b in $BASES_ALL; do
+pins=$(for b in $BASES_ALL; do
 	(
 		. "$TOP/kernel/$b.conf"
 		v=$(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || true)
 		[ "$v" = "$PKG_VERSION" ] || echo "$PKG=$PKG_VERSION"
 	)
-done > "${TMPDIR:-/tmp}/deps.$$"
-missing="$missing $(cat "${TMPDIR:-/tmp}/deps.$$")"
-rm -f "${TMPDIR:-/tmp}/deps.$$"
+done)
+missing="$missing $pins"
 missing=$(echo $missing)
 [ -z "$missing" ] && exit 0
 
