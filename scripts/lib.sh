@@ -70,9 +70,11 @@ add_selftests() {
 	(cd "$TOP/tools/testing/selftests/audit" &&
 		{ git ls-files -co --exclude-standard . 2>/dev/null || find . -type f; } |
 		xargs cp --parents -t "$t/tools/testing/selftests/audit/")
+	# hook into the selftests Makefile, in its alphabetical order
 	if ! grep -qx 'TARGETS += audit' "$t/tools/testing/selftests/Makefile"; then
-		sed -i '0,/^TARGETS += /s//TARGETS += audit\nTARGETS += /' \
-			"$t/tools/testing/selftests/Makefile"
+		awk '!done && /^TARGETS \+= / && $3 > "audit" { print "TARGETS += audit"; done = 1 }
+		     { print }' "$t/tools/testing/selftests/Makefile" > "$t/sm.new" &&
+			mv "$t/sm.new" "$t/tools/testing/selftests/Makefile"
 	fi
 	# the subsystem's maintainers own its selftests
 	if ! grep -q '^F:	tools/testing/selftests/audit/' "$t/MAINTAINERS"; then
