@@ -7,12 +7,19 @@
  *
  *   audit-bench [-n iterations] [-r repetitions] workload...
  *
+ * Workloads: getpid, stat, openclose, rw (512 B /dev/zero -> /dev/null),
+ * exec (fork + execve of true + wait), uring_nop (one NOP per enter),
+ * uring_nop32 (32 per enter, cost per request), uring_openat (OPENAT +
+ * CLOSE of a tmpfs file, audited opcodes), sqpoll_nop32 (32 NOPs through
+ * an SQPOLL ring, cost per request).
+ *
  * Prints one line per workload and repetition:
  *   BENCH <workload> rep=<r> iters=<n> ns_per_op=<x.y>
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,13 @@
 static long iters = 20000;
 static char buf[512];
 static int zero_fd = -1, null_fd = -1;
+static struct io_uring ring, sqpoll_ring;
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "audit-bench: %s: %s\n", what, strerror(err));
+	exit(3);
+}
 
 static void w_getpid(void)
 {
@@ -65,16 +79,105 @@ static void w_exec(void)
 	waitpid(pid, &st, 0);
 }
 
+static void ring_setup(struct io_uring *r, unsigned int flags)
+{
+	int ret;
+
+	if (r->ring_fd > 0)
+		return;
+	ret = io_uring_queue_init(64, r, flags);
+	if (ret < 0)
+		die(flags & IORING_SETUP_SQPOLL ? "io_uring_queue_init(SQPOLL)" :
+		    "io_uring_queue_init", -ret);
+}
+
+static struct io_uring_sqe *get_sqe(struct io_uring *r)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(r);
+
+	if (!sqe)
+		die("io_uring_get_sqe", EBUSY);
+	return sqe;
+}
+
+/* submit what is queued, wait for n completions, return the last result */
+static int reap(struct io_uring *r, unsigned int n)
+{
+	struct io_uring_cqe *cqe;
+	int ret, res = 0;
+
+	ret = io_uring_submit_and_wait(r, n);
+	if (ret < 0)
+		die("io_uring_submit_and_wait", -ret);
+	while (n--) {
+		ret = io_uring_wait_cqe(r, &cqe);
+		if (ret < 0)
+			die("io_uring_wait_cqe", -ret);
+		res = cqe->res;
+		io_uring_cqe_seen(r, cqe);
+	}
+	return res;
+}
+
+/* one NOP per io_uring_enter(): the per-request and per-enter costs */
+static void w_uring_nop(void)
+{
+	io_uring_prep_nop(get_sqe(&ring));
+	reap(&ring, 1);
+}
+
+/* 32 NOPs per io_uring_enter(): per request, the cost of the issue path */
+#define BATCH 32
+static void w_uring_nop32(void)
+{
+	int i;
+
+	for (i = 0; i < BATCH; i++)
+		io_uring_prep_nop(get_sqe(&ring));
+	reap(&ring, BATCH);
+}
+
+/* an audited opcode: OPENAT of a tmpfs file, then CLOSE of the new fd */
+static void w_uring_openat(void)
+{
+	int fd;
+
+	io_uring_prep_openat(get_sqe(&ring), AT_FDCWD, "/tmp/bench-file",
+			     O_RDONLY, 0);
+	fd = reap(&ring, 1);
+	if (fd < 0)
+		die("IORING_OP_OPENAT", -fd);
+	io_uring_prep_close(get_sqe(&ring), fd);
+	if (reap(&ring, 1))
+		die("IORING_OP_CLOSE", EIO);
+}
+
+/* 32 NOPs through the SQPOLL thread; the submitter waits in io_uring_enter() */
+static void w_sqpoll_nop32(void)
+{
+	int i;
+
+	for (i = 0; i < BATCH; i++)
+		io_uring_prep_nop(get_sqe(&sqpoll_ring));
+	reap(&sqpoll_ring, BATCH);
+}
+
 static const struct workload {
 	const char *name;
 	void (*fn)(void);
 	int div;		/* fewer iterations for heavy workloads */
+	int per;		/* operations per call of fn */
+	unsigned int ring;	/* 0, or the flags of the ring it needs */
 } workloads[] = {
-	{ "getpid", w_getpid, 1 },
-	{ "stat", w_stat, 4 },
-	{ "openclose", w_openclose, 4 },
-	{ "rw", w_rw, 2 },
-	{ "exec", w_exec, 200 },
+	{ "getpid", w_getpid, 1, 1 },
+	{ "stat", w_stat, 4, 1 },
+	{ "openclose", w_openclose, 4, 1 },
+	{ "rw", w_rw, 2, 1 },
+	{ "exec", w_exec, 200, 1 },
+	{ "uring_nop", w_uring_nop, 2, 1, 1 },
+	{ "uring_nop32", w_uring_nop32, 32, BATCH, 1 },
+	{ "uring_openat", w_uring_openat, 8, 1, 1 },
+	{ "sqpoll_nop32", w_sqpoll_nop32, 32, BATCH, IORING_SETUP_SQPOLL },
 };
 
 static double now_ns(void)
@@ -111,6 +214,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "unknown workload %s\n", argv[optind]);
 			return 2;
 		}
+		if (w->ring)
+			ring_setup(w->ring == IORING_SETUP_SQPOLL ?
+				   &sqpoll_ring : &ring, w->ring & ~1u);
+		if (w->fn == w_uring_openat) {
+			int fd = open("/tmp/bench-file", O_CREAT | O_RDWR, 0600);
+
+			if (fd < 0)
+				die("/tmp/bench-file", errno);
+			close(fd);
+		}
 		n = iters / w->div;
 		if (n < 10)
 			n = 10;
@@ -123,7 +236,7 @@ int main(int argc, char **argv)
 				w->fn();
 			t1 = now_ns();
 			printf("BENCH %s rep=%d iters=%ld ns_per_op=%.1f\n",
-			       w->name, r, n, (t1 - t0) / n);
+			       w->name, r, n * w->per, (t1 - t0) / (n * w->per));
 			fflush(stdout);
 		}
 	}

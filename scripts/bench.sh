@@ -17,8 +17,8 @@ if [ "$QUICK" = 1 ]; then
 	WORKLOADS=${WORKLOADS:-"getpid stat rw"}
 else
 	ITERS=${ITERS:-20000} REPS=${REPS:-3}
-	CONFIGS=${CONFIGS:-"audit0 norules nevertask ten stig"}
-	WORKLOADS=${WORKLOADS:-"getpid stat openclose rw exec"}
+	CONFIGS=${CONFIGS:-"audit0 norules nevertask builtin ten stig uring"}
+	WORKLOADS=${WORKLOADS:-"getpid stat openclose rw exec uring_nop uring_nop32 uring_openat sqpoll_nop32"}
 fi
 out=$BUILD/bench
 mkdir -p "$out"
@@ -34,6 +34,8 @@ cfg_args() {
 	audit0) echo "audit=0" ;;
 	norules) echo "audit=1" ;;
 	nevertask) echo "audit=1 harness.rules=never-task" ;;
+	builtin) echo "audit=1 audit_never_task=1" ;;	# the series' built-in rule
+	uring) echo "audit=1 harness.rules=uring" ;;
 	ten) echo "audit=1 harness.rules=ten" ;;
 	stig) echo "audit=1 harness.rules=stig" ;;
 	*) die "unknown bench configuration $1" ;;
@@ -44,6 +46,8 @@ echo "base,variant,config,workload,rep,iters,instr_per_op" > "$csv"
 wl=$(echo $WORKLOADS | tr ' ' '+')
 for c in $CONFIGS; do
 	for v in base patched; do
+		# the base kernel has no built-in rule to measure
+		[ "$c" = builtin ] && [ "$v" = base ] && continue
 		info "bench $BASE/$v $c: $(cfg_args "$c")"
 		log=$LOGS/$BASE-$v-bench-$c.log
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \

@@ -36,14 +36,27 @@ cp "$tmp"/*.patch "$PATCHDIR/" 2>/dev/null || true
 mv "$tmp/series.new" "$PATCHDIR/series"
 info "$BASE: exported $n patch(es) to patches/$BASE/"
 
+# The selftests commit's files go back to tools/testing/selftests/audit/,
+# but never over work that is only in the repository's copy: if that copy
+# has changes git does not have yet, stop and say so.
 if [ -n "$st_commit" ]; then
-	if ! git diff --quiet "$st_commit" -- tools/testing/selftests/audit 2>/dev/null ||
-	   ! diff -rq -x '*_test' "$KSRC/tools/testing/selftests/audit" "$TOP/tools/testing/selftests/audit" >/dev/null; then
-		rm -rf "$TOP/tools/testing/selftests/audit"
-		mkdir -p "$TOP/tools/testing/selftests/audit"
-		git ls-files tools/testing/selftests/audit | sed 's#^tools/testing/selftests/audit/##' |
-			(cd tools/testing/selftests/audit && xargs cp --parents -t "$TOP/tools/testing/selftests/audit/")
-		info "$BASE: copied the tree's selftests back to tools/testing/selftests/audit/"
+	sub=tools/testing/selftests/audit
+	if ! diff -rq -x '*_test' -x .gitignore "$KSRC/$sub" "$TOP/$sub" >/dev/null 2>&1; then
+		local_changes=$(git -C "$TOP" status --porcelain --untracked-files=all -- "$sub")
+		if [ -n "$local_changes" ]; then
+			echo "$local_changes" | sed 's/^/  /' >&2
+			echo "warning: $sub/ has changes not in git and differs from the tree's selftests; left it alone. The next 'make prepare' puts it into the tree." >&2
+			rm -f "$BDIR/prepared.stamp"
+			(cd "$TOP" && git status --short patches/"$BASE")
+			exit 0
+		fi
+		# files the tree no longer has are removed (git still has them)
+		for f in $(cd "$TOP/$sub" && git ls-files); do
+			git -C "$KSRC" cat-file -e "HEAD:$sub/$f" 2>/dev/null || rm -f "$TOP/$sub/$f"
+		done
+		git ls-files "$sub" | sed "s#^$sub/##" |
+			(cd "$sub" && xargs cp --parents -t "$TOP/$sub/")
+		info "$BASE: copied the tree's selftests back to $sub/"
 	fi
 fi
 # the tree now matches its inputs: mark it prepared

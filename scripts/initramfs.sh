@@ -36,7 +36,7 @@ tests=$(cd "$ST" && find . -maxdepth 1 -type f -name '*_test' -perm -u+x | sed '
 
 info "$BASE: building bench program"
 mkdir -p "$BDIR/bench"
-gcc -O2 -static -Wall -isystem "$HDR/include" -o "$BDIR/bench/audit-bench" "$TOP/bench/audit-bench.c"
+gcc -O2 -static -Wall -isystem "$HDR/include" -o "$BDIR/bench/audit-bench" "$TOP/bench/audit-bench.c" -luring
 
 # auditctl and its libraries from Debian's packages (download and extract only)
 DEBS=$BUILD/debs

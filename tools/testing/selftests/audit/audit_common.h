@@ -711,10 +711,10 @@ static inline const struct audit_record *audit_path_record(struct audit_nl *nl,
 /* ---------- the test's audit daemon session ---------- */
 
 /*
- * Become the audit daemon with auditing enabled and an empty rule list.
+ * Become the audit daemon with auditing enabled; the rules stay as they are.
  * Returns 0, or a negative errno (-EPROTONOSUPPORT: no CONFIG_AUDIT).
  */
-static inline int audit_begin(struct audit_nl *nl)
+static inline int audit_register(struct audit_nl *nl)
 {
 	int ret = audit_open(nl), tries;
 
@@ -741,6 +741,14 @@ static inline int audit_begin(struct audit_nl *nl)
 		audit_request(nl, AUDIT_USER, "selftest_wake", 14, 0, NULL, 0);
 		usleep(100000);
 	}
+	return ret;
+}
+
+/* Become the audit daemon with auditing enabled and an empty rule list. */
+static inline int audit_begin(struct audit_nl *nl)
+{
+	int ret = audit_register(nl);
+
 	if (ret)
 		return ret;
 	ret = audit_flush_rules(nl);
