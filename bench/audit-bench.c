@@ -5,7 +5,10 @@
  * CLOCK_MONOTONIC advances one ns per guest instruction, so the ns/op this
  * prints are guest instructions per operation.
  *
- *   audit-bench [-n iterations] [-r repetitions] workload...
+ *   audit-bench [-n iterations] [-r repetitions] [-u opcode] workload...
+ *
+ * -u adds an io_uring-list rule ("always" for io_uring opcode @opcode) over
+ * the audit netlink socket first; auditctl in Debian 12 cannot add one.
  *
  * Workloads: getpid, stat, openclose, rw (512 B /dev/zero -> /dev/null),
  * exec (fork + execve of true + wait), uring_nop (one NOP per enter),
@@ -20,6 +23,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +168,38 @@ static void w_sqpoll_nop32(void)
 	reap(&sqpoll_ring, BATCH);
 }
 
+/* add "-a always,io_uring" for opcode @op; audit records go nowhere slow */
+static void add_uring_rule(int op)
+{
+	struct {
+		struct nlmsghdr h;
+		struct audit_rule_data d;
+	} req = {
+		.h.nlmsg_len = sizeof(req),
+		.h.nlmsg_type = AUDIT_ADD_RULE,
+		.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.d.flags = AUDIT_FILTER_URING_EXIT,
+		.d.action = AUDIT_ALWAYS,
+	};
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} ack;
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
+
+	req.d.mask[op / 32] = 1u << (op % 32);
+	if (fd < 0 || sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
+			     sizeof(sa)) < 0)
+		die("audit netlink", errno);
+	if (recv(fd, &ack, sizeof(ack), 0) < (ssize_t)sizeof(ack))
+		die("audit netlink ack", errno);
+	if (ack.h.nlmsg_type == NLMSG_ERROR && ack.e.error)
+		die("AUDIT_ADD_RULE (io_uring)", -ack.e.error);
+	close(fd);
+	printf("RULES io_uring opcode %d loaded=1\n", op);
+}
+
 static const struct workload {
 	const char *name;
 	void (*fn)(void);
@@ -193,12 +231,13 @@ int main(int argc, char **argv)
 	int reps = 3, opt, i, r;
 	long j, n;
 
-	while ((opt = getopt(argc, argv, "n:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:u:")) != -1) {
 		switch (opt) {
 		case 'n': iters = atol(optarg); break;
 		case 'r': reps = atoi(optarg); break;
+		case 'u': add_uring_rule(atoi(optarg)); break;
 		default:
-			fprintf(stderr, "usage: %s [-n iters] [-r reps] workload...\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] workload...\n", argv[0]);
 			return 2;
 		}
 	}

@@ -6,6 +6,9 @@
 # instructions/op: base and patched, ratio to audit=0, patched/base.
 # Output: a table on stdout, build/bench/BASE.csv, build/bench/BASE.svg.
 # QUICK=1: fewer iterations and configurations. ITERS=, REPS= override.
+# CONFIGS= and WORKLOADS= choose; REF=pN compares against the first N patches
+# of the series instead of the base (to measure one patch: REF=p2 on 6.1
+# is the base plus the two backports).
 set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-6.12}"
@@ -24,8 +27,12 @@ out=$BUILD/bench
 mkdir -p "$out"
 csv=$out/$BASE.csv
 
+REF=${REF:-base}
+case "$REF" in base|p[0-9]*) ;; *) die "REF=$REF: use base or pN" ;; esac
+# REPORT=1: only redo the table and plot from the last run's CSV
+if [ "${REPORT:-0}" != 1 ]; then
 "$TOP/scripts/prepare.sh" "$BASE"
-for v in base patched; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
+for v in $REF patched; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
 "$TOP/scripts/initramfs.sh" "$BASE"
 
 # config -> kernel arguments
@@ -35,7 +42,7 @@ cfg_args() {
 	norules) echo "audit=1" ;;
 	nevertask) echo "audit=1 harness.rules=never-task" ;;
 	builtin) echo "audit=1 audit_never_task=1" ;;	# the series' built-in rule
-	uring) echo "audit=1 harness.rules=uring" ;;
+	uring) echo "audit=1" ;;	# + audit-bench -u 36 (see bench/rules/uring.rules)
 	ten) echo "audit=1 harness.rules=ten" ;;
 	stig) echo "audit=1 harness.rules=stig" ;;
 	*) die "unknown bench configuration $1" ;;
@@ -45,16 +52,22 @@ cfg_args() {
 echo "base,variant,config,workload,rep,iters,instr_per_op" > "$csv"
 wl=$(echo $WORKLOADS | tr ' ' '+')
 for c in $CONFIGS; do
-	for v in base patched; do
-		# the base kernel has no built-in rule to measure
-		[ "$c" = builtin ] && [ "$v" = base ] && continue
+	for v in $REF patched; do
+		# the reference kernel may not have the built-in rule
+		[ "$c" = builtin ] && [ "$v" = "$REF" ] && [ "$REF" = base ] && continue
 		info "bench $BASE/$v $c: $(cfg_args "$c")"
 		log=$LOGS/$BASE-$v-bench-$c.log
+		extra=
+		[ "$c" = uring ] && extra=-u+36+
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
-			$(cfg_args "$c") "harness.bench=-n+$ITERS+-r+$REPS+$wl" ||
+			$(cfg_args "$c") "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
 			die "bench run $BASE/$v $c failed (console: ${log#$TOP/})"
-		if grep -aq "^RULES" "$log"; then
-			grep -a "^RULES" "$log" | sed "s/^/  $v: /" >&2
+		rules=$(cfg_args "$c" | sed -n 's/.*harness.rules=\([^ ]*\).*/\1/p')
+		if [ -n "$rules" ]; then
+			want=$(grep -cE '^-[aw] ' "$TOP/bench/rules/$rules.rules")
+			got=$(grep -a "^RULES" "$log" | sed -n 's/.*loaded=//p')
+			[ "$got" = "$want" ] ||
+				die "bench $BASE/$v $c: $got of the $want rules in bench/rules/$rules.rules loaded (console: ${log#$TOP/})"
 		fi
 		grep -a "^BENCH " "$log" | awk -v b="$BASE" -v v="$v" -v c="$c" '{
 			split($3, r, "="); split($4, n, "="); split($5, x, "=")
@@ -62,9 +75,13 @@ for c in $CONFIGS; do
 	done
 done
 
+fi
+[ -s "$csv" ] || die "no results in ${csv#$TOP/}"
+
 # the table: median (min-max) per workload, configuration and variant
-python3 - "$csv" "$out/$BASE.table" "$out/$BASE.dat" <<'PY'
+python3 - "$csv" "$out/$BASE.table" "$out/$BASE.dat" "$REF" <<'PY'
 import csv, sys, statistics
+REF = sys.argv[4]
 rows = list(csv.DictReader(open(sys.argv[1])))
 data = {}
 for r in rows:
@@ -78,12 +95,12 @@ out = []
 dat = []
 for w in wls:
     out.append(f"\n{w}: guest instructions per operation (median of reps, min-max)")
-    out.append(f"  {'config':<10} {'base':>22} {'x audit=0':>9} {'patched':>22} {'x audit=0':>9} {'patched/base':>12}")
-    ref = {v: med((w, "audit0", v)) for v in ("base", "patched")}
+    out.append(f"  {'config':<10} {REF:>22} {'x audit=0':>9} {'patched':>22} {'x audit=0':>9} {'patched/' + REF:>12}")
+    ref = {v: med((w, "audit0", v)) for v in (REF, "patched")}
     for c in cfgs:
         line = f"  {c:<10}"
         vals = {}
-        for v in ("base", "patched"):
+        for v in (REF, "patched"):
             m = med((w, c, v))
             if not m:
                 line += f" {'-':>22} {'-':>9}"
@@ -91,10 +108,10 @@ for w in wls:
             vals[v] = m[0]
             r = m[0] / ref[v][0] if ref[v] else float("nan")
             line += f" {m[0]:>10.1f} ({m[1]:.0f}-{m[2]:.0f})".rjust(23) + f" {r:>8.2f}x"
-        pb = vals["patched"] / vals["base"] if len(vals) == 2 else float("nan")
+        pb = vals["patched"] / vals[REF] if len(vals) == 2 else float("nan")
         line += f" {pb:>12.3f}"
         out.append(line)
-        rb = vals.get("base", 0) / ref["base"][0] if ref["base"] else 0
+        rb = vals.get(REF, 0) / ref[REF][0] if ref[REF] else 0
         rp = vals.get("patched", 0) / ref["patched"][0] if ref["patched"] else 0
         dat.append(f"{w}:{c} {rb:.3f} {rp:.3f}")
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
@@ -115,7 +132,7 @@ set yrange [0:*]
 set xtics rotate by -45 scale 0 font ",9"
 set grid ytics
 set key top left
-plot "$out/$BASE.dat" using 2:xtic(1) title "base", '' using 3 title "patched"
+plot "$out/$BASE.dat" using 2:xtic(1) title "$REF", '' using 3 title "patched"
 GP
 }
 plot svg "$out/$BASE.svg" 2>/dev/null && plot pngcairo "$out/$BASE.png" 2>/dev/null ||

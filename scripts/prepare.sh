@@ -64,27 +64,35 @@ else
 		git -C "$KSRC" branch -f "$saved" HEAD
 		info "$BASE: the commits of the old tree are kept on branch $saved"
 	fi
-	git -C "$KSRC" checkout -q -f master 2>/dev/null || git -C "$KSRC" checkout -q -f -B master
-	git -C "$KSRC" reset -q --hard base
-	git -C "$KSRC" clean -q -fdx
 fi
 rm -f "$stamp"
 
-cd "$KSRC"
+# Apply the series in a scratch worktree, then move the tree to the result
+# with one checkout: files the new series leaves as they were keep their
+# timestamps, so the next build recompiles only what changed.
+AM=$BDIR/am-worktree
+git -C "$KSRC" worktree remove -f "$AM" >/dev/null 2>&1 || rm -rf "$AM"
+git -C "$KSRC" worktree prune
+git -C "$KSRC" worktree add -q --detach "$AM" base
 n=0
 for p in $(series_patches); do
 	n=$((n + 1))
 	f=$PATCHDIR/$p
 	[ -f "$f" ] || die "patches/$BASE/series names $p, which does not exist"
-	if ! git am -q --keep-cr --committer-date-is-author-date "$f" >"$LOGS/$BASE-am.log" 2>&1; then
+	if ! git -C "$AM" am -q --keep-cr --committer-date-is-author-date "$f" >"$LOGS/$BASE-am.log" 2>&1; then
 		echo "error: patches/$BASE/$p (patch $n of the series) does not apply to $PKG $PKG_VERSION" >&2
 		# name the failing hunk(s)
-		git apply --check -v "$f" 2>&1 | head -40 | sed 's/^/  /' >&2 || true
+		git -C "$AM" apply --check -v "$f" 2>&1 | head -40 | sed 's/^/  /' >&2 || true
 		sed 's/^/  /' "$LOGS/$BASE-am.log" >&2
-		echo "The tree is left in $KSRC with 'git am' stopped at this patch: inspect, then 'git am --abort'." >&2
+		echo "The series is left applied up to this patch in $AM, with 'git am' stopped there: inspect it; the next 'make prepare' removes it." >&2
 		exit 1
 	fi
 done
+new=$(git -C "$AM" rev-parse HEAD)
+git -C "$KSRC" worktree remove -f "$AM"
+cd "$KSRC"
+git checkout -q -f -B master "$new"
+git clean -q -fdx
 info "$BASE: applied $n patch(es) from patches/$BASE/series"
 
 # the selftests, from this repository, as the last commit

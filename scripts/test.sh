@@ -5,7 +5,9 @@
 # under QEMU and run the audit selftests. Ends with "N passed, N failed".
 # TESTS="filter_test ..." runs a subset. Each kernel is booted once for all
 # the selftests, and once more for those that need kernel arguments
-# (never_task_test: audit=1 audit_never_task=1).
+# (never_task_test: audit=1 audit_never_task=1). On the base kernel, the
+# programs patches/BASE/base-xfail marks "crash" (the series fixes a BUG they
+# hit) run in a boot of their own, which must end in that crash.
 set -u
 . "$(dirname "$0")/lib.sh"
 BASES=${BASES:-${BASE:-$BASES_ALL}}
@@ -23,13 +25,43 @@ for b in $BASES; do
 	done
 	"$TOP/scripts/initramfs.sh" "$b" || { problems="$problems $b:initramfs"; continue; }
 	load_base "$b"
+	all=$(cat "$BDIR/initramfs/kselftest/audit/list")
 	for v in $VARIANTS; do
 		# on the base kernel the tests of what the series changes must fail
-		xfail=
-		[ "$v" = base ] && xfail=$PATCHDIR/base-xfail
+		xfail= crash=
+		if [ "$v" = base ] && [ -f "$PATCHDIR/base-xfail" ]; then
+			xfail=$PATCHDIR/base-xfail
+			crash=$(awk '!/^#/ && $2 == "crash" { print $1 }' "$xfail")
+		fi
 		while IFS='|' read -r boot args progs; do
 			[ -n "$boot" ] || continue
 			[ "$boot" = default ] && boot=
+			# a program that crashes this kernel gets a boot of its own
+			if [ -z "$boot" ] && [ -n "$crash" ]; then
+				progs=$(for p in $all; do case " $(echo $crash) " in *" $p "*) ;; *) echo "$p" ;; esac; done)
+			fi
+			if [ "$boot" = crash ]; then
+				[ -n "$crash" ] || continue
+				for p in $crash; do
+					[ -z "${TESTS:-}" ] || case " $TESTS " in *" $p "*) ;; *) continue ;; esac
+					log=$LOGS/$b-$v-selftests-crash-$p.log
+					if LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" selftests \
+						harness.tests=$p >/dev/null 2>&1; then
+						line="$b/$v ($p): 0 passed, 1 failed, 0 skipped
+  FAIL $p: XPASS: must crash this kernel (base-xfail) but did not"
+					elif grep -aqE "kernel BUG|Oops" "$log"; then
+						line="$b/$v ($p): 1 passed, 0 failed, 0 skipped
+  ($p crashed this kernel as it must: $(grep -aE -m1 "kernel BUG|Oops" "$log" | sed 's/^\[[ 0-9.]*\] //'))"
+					else
+						line="$b/$v ($p): 0 passed, 1 failed, 0 skipped
+  FAIL $p: must crash this kernel; the run failed otherwise (${log#$TOP/})"
+					fi
+					echo "$line" | tee -a "$summary"
+					set -- $(echo "$line" | head -1 | sed 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped/\1 \2 \3/')
+					tp=$((tp + $1)) tf=$((tf + $2))
+				done
+				continue
+			fi
 			if [ -n "${TESTS:-}" ]; then
 				[ -z "$progs" ] && progs=$TESTS ||
 					progs=$(for p in $progs; do case " $TESTS " in *" $p "*) echo "$p" ;; esac; done)
@@ -55,6 +87,7 @@ for b in $BASES; do
 		done <<-BOOTS
 		default||
 		never-task|audit=1 audit_never_task=1|never_task_test
+		crash||
 		BOOTS
 	done
 done

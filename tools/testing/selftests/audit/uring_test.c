@@ -14,62 +14,7 @@
 
 #include "../kselftest_harness.h"
 #include "audit_common.h"
-
-struct ring {
-	int fd;
-	struct io_uring_params p;
-	void *sq, *cq;
-	struct io_uring_sqe *sqes;
-	size_t sq_len, cq_len;
-};
-
-static int ring_init(struct ring *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->fd = syscall(__NR_io_uring_setup, 8, &r->p);
-	if (r->fd < 0)
-		return -errno;
-	r->sq_len = r->p.sq_off.array + r->p.sq_entries * sizeof(__u32);
-	r->cq_len = r->p.cq_off.cqes +
-		    r->p.cq_entries * sizeof(struct io_uring_cqe);
-	r->sq = mmap(NULL, r->sq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		     r->fd, IORING_OFF_SQ_RING);
-	r->cq = mmap(NULL, r->cq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		     r->fd, IORING_OFF_CQ_RING);
-	r->sqes = mmap(NULL, r->p.sq_entries * sizeof(struct io_uring_sqe),
-		       PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
-		       IORING_OFF_SQES);
-	if (r->sq == MAP_FAILED || r->cq == MAP_FAILED || r->sqes == MAP_FAILED)
-		return -ENOMEM;
-	return 0;
-}
-
-/* submit one request, wait for its completion, return cqe->res */
-static int ring_run(struct ring *r, const struct io_uring_sqe *sqe)
-{
-	__u32 *sq_tail = r->sq + r->p.sq_off.tail;
-	__u32 *sq_mask = r->sq + r->p.sq_off.ring_mask;
-	__u32 *sq_array = r->sq + r->p.sq_off.array;
-	__u32 *cq_head = r->cq + r->p.cq_off.head;
-	__u32 *cq_tail = r->cq + r->p.cq_off.tail;
-	__u32 *cq_mask = r->cq + r->p.cq_off.ring_mask;
-	struct io_uring_cqe *cqes = r->cq + r->p.cq_off.cqes;
-	__u32 tail = *sq_tail, idx = tail & *sq_mask, head;
-	int res;
-
-	r->sqes[idx] = *sqe;
-	sq_array[idx] = idx;
-	__atomic_store_n(sq_tail, tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
-		    NULL, 0) < 0)
-		return -1000 - errno;
-	head = *cq_head;
-	if (head == __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE))
-		return -2000;
-	res = cqes[head & *cq_mask].res;
-	__atomic_store_n(cq_head, head + 1, __ATOMIC_RELEASE);
-	return res;
-}
+#include "uring_common.h"
 
 static const char *scratch;
 
@@ -102,20 +47,6 @@ static int child_uring(void *arg)
 	return 0;
 }
 
-struct uring_match {
-	int op;
-	pid_t pid;
-};
-
-static bool match_uringop(const struct audit_record *r, const void *arg)
-{
-	const struct uring_match *m = arg;
-
-	return r->type == AUDIT_URINGOP &&
-	       audit_field_is_num(r, "uring_op", m->op) &&
-	       audit_field_is_num(r, "pid", m->pid);
-}
-
 FIXTURE(uring) {
 	struct audit_nl nl;
 	char file[PATH_MAX];
@@ -123,14 +54,10 @@ FIXTURE(uring) {
 
 FIXTURE_SETUP(uring)
 {
-	struct io_uring_params p = {};
 	int fd;
 
-	/* no such syscall (!CONFIG_IO_URING), or io_uring_disabled set */
-	fd = syscall(__NR_io_uring_setup, 1, &p);
-	if (fd < 0 && errno != EINVAL && errno != EFAULT && errno != ENOMEM)
-		SKIP(return, "io_uring not available: %s", strerror(errno));
-	close(fd);
+	if (!uring_available())
+		SKIP(return, "io_uring not available");
 	audit_fixture_setup(_metadata, &self->nl);
 	snprintf(self->file, sizeof(self->file), "/tmp/audit_uring_XXXXXX");
 	fd = mkstemp(self->file);
@@ -161,27 +88,6 @@ static pid_t run_with_rule(struct __test_metadata *_metadata,
 	}
 	ASSERT_LE(0, audit_sync(nl));
 	return pid;
-}
-
-/* is there a URINGOP record of @op by @pid? */
-static bool has_uringop(struct audit_nl *nl, int op, pid_t pid)
-{
-	struct uring_match m = { .op = op, .pid = pid };
-
-	return audit_find(nl, 0, match_uringop, &m) >= 0;
-}
-
-static struct audit_rule uring_rule(int op, const char *key)
-{
-	struct audit_rule r = audit_rule_new(AUDIT_FILTER_URING_EXIT,
-					     AUDIT_ALWAYS);
-
-	if (op < 0)
-		audit_rule_all_syscalls(&r);
-	else
-		audit_rule_syscall(&r, op);
-	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, key);
-	return r;
 }
 
 /* all opcodes selected: OPENAT and CLOSE are logged, NOP is not */
