@@ -856,7 +856,10 @@ static inline int audit_child_finish(struct audit_child *c)
 #ifdef FIXTURE
 /*
  * For a fixture's setup: become the audit daemon, or skip the test when
- * the kernel has no audit support.
+ * the kernel has no audit support. Older kselftest harnesses (6.1) run the
+ * test body after a SKIP() in the setup: a fixture whose setup can skip has
+ * a "ready" member it sets last, and its tests begin with
+ * "if (!self->ready) SKIP(return, ...);".
  */
 static inline void audit_fixture_setup(struct __test_metadata *_metadata,
 				       struct audit_nl *nl)

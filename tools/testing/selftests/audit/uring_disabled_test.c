@@ -22,6 +22,7 @@ static const char *scratch;
 FIXTURE(uring_disabled) {
 	struct audit_nl nl;
 	char file[PATH_MAX];
+	bool ready;
 };
 
 FIXTURE_SETUP(uring_disabled)
@@ -36,6 +37,7 @@ FIXTURE_SETUP(uring_disabled)
 	ASSERT_LE(0, fd);
 	close(fd);
 	scratch = self->file;
+	self->ready = true;
 }
 
 FIXTURE_TEARDOWN(uring_disabled)
@@ -77,6 +79,9 @@ TEST_F(uring_disabled, no_record)
 	struct audit_rule r = uring_rule(-1, "t_disabled");
 	struct audit_child c = { .go = -1 };
 	int status, ret;
+
+	if (!self->ready)
+		SKIP(return, "the fixture setup skipped");
 
 	ASSERT_EQ(0, audit_add(nl, &r));
 	ASSERT_EQ(0, audit_child_start(&c, child_stop_then_openat, NULL));
