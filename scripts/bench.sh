@@ -54,7 +54,7 @@ wl=$(echo $WORKLOADS | tr ' ' '+')
 for c in $CONFIGS; do
 	for v in $REF patched; do
 		# the reference kernel may not have the built-in rule
-		[ "$c" = builtin ] && [ "$v" = "$REF" ] && [ "$REF" = base ] && continue
+		[ "$c" = builtin ] && [ "$v" = "$REF" ] && continue
 		info "bench $BASE/$v $c: $(cfg_args "$c")"
 		log=$LOGS/$BASE-$v-bench-$c.log
 		extra=

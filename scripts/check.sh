@@ -8,6 +8,9 @@
 #    the patched tree that the base does not have
 #  - coccinelle's report mode on those files: likewise
 #  - make series builds the mails and git send-email --dry-run takes them
+#  - the directories the series touches (kernel/, io_uring/, init/) compile
+#    without warnings new versus the base with CONFIG_AUDIT=n and with
+#    CONFIG_IO_URING=n (CONFIG_AUDITSYSCALL follows CONFIG_AUDIT on x86)
 # Ends with "N passed, N failed".
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -54,6 +57,39 @@ for b in $BASES; do
 	else
 		bad "$b: make series / git send-email --dry-run:"; tail -15 "$out/series.log" | sed 's/^/       /'
 	fi
+
+	# the series must build in the configurations it has #ifdefs for
+	for cfg in AUDIT IO_URING; do
+		for v in base patched; do
+			od=$BDIR/check-no-$cfg-$v
+			mkdir -p "$od"
+			branch=$(git -C "$KSRC" symbolic-ref -q --short HEAD)
+			[ $v = base ] && git -C "$KSRC" checkout -q --detach base
+			{
+				kmake -C "$KSRC" O="$od" tinyconfig &&
+				cat "$TOP"/Kconfig/base.config "$TOP"/Kconfig/audit.config \
+					"$TOP"/tools/testing/selftests/audit/config > "$od/frag.config" &&
+				echo "CONFIG_$cfg=n" >> "$od/frag.config" &&
+				(cd "$od" && "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$od" .config frag.config) &&
+				kmake -C "$KSRC" O="$od" olddefconfig &&
+				! grep -q "^CONFIG_$cfg=y" "$od/.config" &&
+				kmake -C "$KSRC" O="$od" W=1 kernel/ io_uring/ init/
+			} > "$od.log" 2>&1
+			rc=$?
+			[ $v = base ] && git -C "$KSRC" checkout -q "$branch"
+			grep -E "warning:|error:" "$od.log" | norm > "$od.findings"
+			if [ $rc != 0 ]; then
+				bad "$b/$v: kernel/ io_uring/ init/ do not build with CONFIG_$cfg=n:"
+				grep -E -A3 "error:|Error " "$od.log" | head -20 | sed 's/^/       /'
+			fi
+		done
+		new=$(comm -13 "$BDIR/check-no-$cfg-base.findings" "$BDIR/check-no-$cfg-patched.findings")
+		if [ -z "$new" ]; then
+			ok "$b: kernel/ io_uring/ init/ build with CONFIG_$cfg=n, nothing new with W=1"
+		else
+			bad "$b: CONFIG_$cfg=n: new warnings"; echo "$new" | sed 's/^/       /'
+		fi
+	done
 
 	# kernel C files the series changes (selftests are userspace: skipped)
 	files=$(git -C "$KSRC" diff --name-only base..HEAD -- '*.c' | grep -v '^tools/' || true)
