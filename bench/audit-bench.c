@@ -5,12 +5,14 @@
  * CLOCK_MONOTONIC advances one ns per guest instruction, so the ns/op this
  * prints are guest instructions per operation.
  *
- *   audit-bench [-n iterations] [-r repetitions] [-u opcode] workload...
+ *   audit-bench [-n iterations] [-r repetitions] [-u opcode] [-d] workload...
  *
  * -u adds an io_uring-list rule ("always" for io_uring opcode @opcode) over
  * the audit netlink socket first; auditctl in Debian 12 cannot add one.
+ * -d starts a reader that becomes the audit daemon and discards records.
  *
- * Workloads: getpid, stat, openclose, rw (512 B /dev/zero -> /dev/null),
+ * Workloads: getpid, getppid (audited by the "match" rule set), stat,
+ * openclose, rw (512 B /dev/zero -> /dev/null),
  * exec (fork + execve of true + wait), uring_nop (one NOP per enter),
  * uring_nop32 (32 per enter, cost per request), uring_openat (OPENAT +
  * CLOSE of a tmpfs file, audited opcodes), sqpoll_nop32 (32 NOPs through
@@ -49,6 +51,12 @@ static void die(const char *what, int err)
 static void w_getpid(void)
 {
 	syscall(SYS_getpid);
+}
+
+/* the syscall the "match" configuration's rule audits */
+static void w_getppid(void)
+{
+	syscall(SYS_getppid);
 }
 
 static void w_stat(void)
@@ -200,6 +208,59 @@ static void add_uring_rule(int op)
 	printf("RULES io_uring opcode %d loaded=1\n", op);
 }
 
+/*
+ * -d: fork a reader that registers as the audit daemon and discards what it
+ * receives, so that records of matching syscalls are delivered as they are
+ * on a real system rather than printed on the console.
+ */
+static void start_audit_reader(void)
+{
+	struct {
+		struct nlmsghdr h;
+		struct audit_status s;
+	} req = {
+		.h.nlmsg_len = sizeof(req),
+		.h.nlmsg_type = AUDIT_SET,
+		.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.s.mask = AUDIT_STATUS_PID | AUDIT_STATUS_ENABLED,
+		.s.enabled = 1,
+	};
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int ready[2], fd, rcvbuf = 4 << 20;
+	static char rbuf[16384];
+	pid_t pid;
+	char c;
+
+	if (pipe(ready))
+		die("pipe", errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (pid) {
+		close(ready[1]);
+		if (read(ready[0], &c, 1) != 1 || c != 'y')
+			die("audit reader", EPROTO);
+		close(ready[0]);
+		printf("READER pid=%d registered as the audit daemon\n", pid);
+		return;
+	}
+	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
+	if (fd < 0)
+		_exit(1);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	req.s.pid = getpid();
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		_exit(1);
+	c = 'y';
+	if (write(ready[1], &c, 1) != 1)
+		_exit(1);
+	close(ready[1]);
+	for (;;)
+		if (recv(fd, rbuf, sizeof(rbuf), 0) < 0 && errno != EINTR &&
+		    errno != ENOBUFS)
+			_exit(0);
+}
+
 static const struct workload {
 	const char *name;
 	void (*fn)(void);
@@ -208,6 +269,7 @@ static const struct workload {
 	unsigned int ring;	/* 0, or the flags of the ring it needs */
 } workloads[] = {
 	{ "getpid", w_getpid, 1, 1 },
+	{ "getppid", w_getppid, 1, 1 },
 	{ "stat", w_stat, 4, 1 },
 	{ "openclose", w_openclose, 4, 1 },
 	{ "rw", w_rw, 2, 1 },
@@ -231,13 +293,14 @@ int main(int argc, char **argv)
 	int reps = 3, opt, i, r;
 	long j, n;
 
-	while ((opt = getopt(argc, argv, "n:r:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "dn:r:u:")) != -1) {
 		switch (opt) {
 		case 'n': iters = atol(optarg); break;
 		case 'r': reps = atoi(optarg); break;
 		case 'u': add_uring_rule(atoi(optarg)); break;
+		case 'd': start_audit_reader(); break;
 		default:
-			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] workload...\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] [-d] workload...\n", argv[0]);
 			return 2;
 		}
 	}

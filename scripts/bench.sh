@@ -20,8 +20,8 @@ if [ "$QUICK" = 1 ]; then
 	WORKLOADS=${WORKLOADS:-"getpid stat rw"}
 else
 	ITERS=${ITERS:-20000} REPS=${REPS:-3}
-	CONFIGS=${CONFIGS:-"audit0 norules nevertask builtin ten stig uring"}
-	WORKLOADS=${WORKLOADS:-"getpid stat openclose rw exec uring_nop uring_nop32 uring_openat sqpoll_nop32"}
+	CONFIGS=${CONFIGS:-"audit0 norules nevertask builtin ten stig uring match"}
+	WORKLOADS=${WORKLOADS:-"getpid getppid stat openclose rw exec uring_nop uring_nop32 uring_openat sqpoll_nop32"}
 fi
 out=$BUILD/bench
 mkdir -p "$out"
@@ -43,6 +43,7 @@ cfg_args() {
 	nevertask) echo "audit=1 harness.rules=never-task" ;;
 	builtin) echo "audit=1 audit_never_task=1" ;;	# the series' built-in rule
 	uring) echo "audit=1" ;;	# + audit-bench -u 36 (see bench/rules/uring.rules)
+	match) echo "audit=1 harness.rules=match" ;;	# + audit-bench -d: a reader takes the records
 	ten) echo "audit=1 harness.rules=ten" ;;
 	stig) echo "audit=1 harness.rules=stig" ;;
 	*) die "unknown bench configuration $1" ;;
@@ -59,6 +60,7 @@ for c in $CONFIGS; do
 		log=$LOGS/$BASE-$v-bench-$c.log
 		extra=
 		[ "$c" = uring ] && extra=-u+36+
+		[ "$c" = match ] && extra=-d+
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
 			$(cfg_args "$c") "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
 			die "bench run $BASE/$v $c failed (console: ${log#$TOP/})"
