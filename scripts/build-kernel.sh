@@ -4,6 +4,9 @@
 #   VARIANT=patched builds build/BASE/linux (the series applied),
 #   VARIANT=base    builds the pristine base (tag "base" of the same tree).
 #   VARIANT=pN      builds base + the first N patches of the series.
+#   VARIANT=mutant  builds the patched tree with MUTANT=file.patch applied on
+#                   top (for showing that the differential test catches a
+#                   change in what the kernel emits); the tree is restored.
 # Output: build/BASE/VARIANT/arch/x86/boot/bzImage (and System.map, vmlinux).
 # FRAGMENTS="file ..." merges extra fragments (e.g. Kconfig/debug.config).
 set -eu
@@ -22,6 +25,17 @@ SRC=$KSRC
 case "$VARIANT" in
 patched) rev= ;;
 base) rev=base ;;
+mutant)
+	rev=
+	[ -n "${MUTANT:-}" ] && [ -f "$MUTANT" ] || die "VARIANT=mutant needs MUTANT=file.patch (a change to the patched tree)"
+	MUTANT=$(cd "$(dirname "$MUTANT")" && pwd)/$(basename "$MUTANT")
+	[ -z "$(git -C "$KSRC" status --porcelain --untracked-files=no)" ] ||
+		die "$KSRC has uncommitted changes; commit them before building the mutant"
+	git -C "$KSRC" apply --check "$MUTANT" 2>&1 | sed 's/^/  /' >&2
+	git -C "$KSRC" apply "$MUTANT" || die "$MUTANT does not apply to the patched tree"
+	trap 'git -C "$KSRC" checkout -q -- .' EXIT
+	info "$BASE/mutant: $(git -C "$KSRC" diff --stat | tail -1)"
+	;;
 p[0-9]*)
 	n=${VARIANT#p}
 	rev=$(git -C "$KSRC" rev-list --reverse base..HEAD | sed -n "${n}p")

@@ -37,6 +37,10 @@ tests=$(cd "$ST" && find . -maxdepth 1 -type f -name '*_test' -perm -u+x | sed '
 info "$BASE: building bench program"
 mkdir -p "$BDIR/bench"
 gcc -O2 -static -Wall -isystem "$HDR/include" -o "$BDIR/bench/audit-bench" "$TOP/bench/audit-bench.c" -luring
+info "$BASE: building the differential test's guest program"
+mkdir -p "$BDIR/difftest"
+gcc -O2 -static -Wall -isystem "$HDR/include" -I "$KSRC/tools/testing/selftests/audit" \
+	-o "$BDIR/difftest/audit-difftest" "$TOP/difftest/audit-difftest.c"
 
 # auditctl and its libraries from Debian's packages (download and extract only)
 DEBS=$BUILD/debs
@@ -52,12 +56,13 @@ fi
 
 info "$BASE: assembling initramfs"
 rm -rf "$STAGE"
-mkdir -p "$STAGE"/{bin,sbin,dev,proc,sys,tmp,run,etc,root,lib64,usr/lib,kselftest/audit,bench}
+mkdir -p "$STAGE"/{bin,sbin,dev,proc,sys,tmp,run,etc,root,lib64,usr/lib,kselftest/audit,bench,difftest}
 cp "$BUSYBOX" "$STAGE/bin/busybox"
 ln -s busybox "$STAGE/bin/sh"
 cp "$TOP/guest/init" "$STAGE/init"
 chmod 755 "$STAGE/init"
 cp "$BDIR/bench/audit-bench" "$STAGE/bench/"
+cp "$BDIR/difftest/audit-difftest" "$STAGE/difftest/"
 cp -r "$TOP/bench/rules" "$STAGE/bench/rules" 2>/dev/null || true
 for t in $tests; do
 	cp "$ST/$t" "$STAGE/kselftest/audit/"

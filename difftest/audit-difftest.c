@@ -1,0 +1,1226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * audit-difftest: the differential record test's guest program.
+ *
+ * For each seed it builds a scratch tree, loads a random rule set over
+ * netlink (exit, task, exclude and io_uring lists), runs a random trace of
+ * syscalls and io_uring requests in a child process, and collects every
+ * record the kernel emits, step by step. The records are normalised (event
+ * serials, timestamps, pids, inode numbers and user-space pointers differ
+ * between boots) into a transcript; the same seed gives the same transcript
+ * on any kernel that emits the same records. scripts/difftest.sh runs the
+ * same seeds on two kernels and compares.
+ *
+ *   audit-difftest [-s FIRST] [-n COUNT] [-l SEED,SEED,...] [-v]
+ *
+ * Prints "DIFFTEST seed=S rules=A/B steps=N records=R hash=H" per seed, and
+ * with -v the whole transcript ("DT S | line"). Ends with a coverage line
+ * per record type. Exit status 0 unless the harness itself failed.
+ *
+ * The trace includes calls that make other kernel code emit records in the
+ * middle of a syscall: a seccomp filter (RET_LOG, RET_ERRNO), protected
+ * symlink and hardlink denials (ANOM_LINK), capset (CAPSET), a crashing
+ * process (ANOM_ABEND), exec (EXECVE), unix socket bind (SOCKADDR), pipe
+ * (FD_PAIR). io_uring requests use only opcodes whose audit policy the
+ * series leaves alone (the policy changes are uring_policy_test's).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "audit_common.h"
+#include "uring_common.h"
+
+#define ROOT		"/tmp/dt"
+#define MAX_RULES	12
+#define MAX_STEPS	32
+#define STEP_MS		10000
+
+/* ---------- reproducible randomness (splitmix64) ---------- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd64(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static unsigned int rnd(unsigned int n)
+{
+	return n ? rnd64() % n : 0;
+}
+
+static bool chance(unsigned int pct)
+{
+	return rnd(100) < pct;
+}
+
+#define PICK(a) ((a)[rnd(sizeof(a) / sizeof((a)[0]))])
+
+/* ---------- the transcript ---------- */
+
+static char *tr;
+static size_t tr_len, tr_cap;
+static int tr_records;
+static bool verbose;
+static unsigned long cur_seed;
+
+static void emit(const char *fmt, ...)
+{
+	va_list ap;
+	char line[8192];
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n >= (int)sizeof(line))
+		n = sizeof(line) - 1;
+	if (tr_len + n + 2 > tr_cap) {
+		tr_cap = (tr_len + n + 2) * 2;
+		tr = realloc(tr, tr_cap);
+		if (!tr)
+			abort();
+	}
+	memcpy(tr + tr_len, line, n);
+	tr_len += n;
+	tr[tr_len++] = '\n';
+	tr[tr_len] = 0;
+	if (verbose)
+		printf("DT %lu | %s\n", cur_seed, line);
+}
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (n--) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* ---------- record normalisation ---------- */
+
+#define MAX_MAP 256
+
+struct idmap {
+	int n;
+	char *key[MAX_MAP];
+};
+
+static struct idmap pids, inodes, serials;
+
+static void idmap_clear(struct idmap *m)
+{
+	while (m->n)
+		free(m->key[--m->n]);
+}
+
+static int idmap_get(struct idmap *m, const char *key)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		if (!strcmp(m->key[i], key))
+			return i + 1;
+	if (m->n == MAX_MAP)
+		return 0;
+	m->key[m->n] = strdup(key);
+	return ++m->n;
+}
+
+static const struct { int type; const char *name; } type_names[] = {
+	{ AUDIT_SYSCALL, "SYSCALL" }, { AUDIT_PATH, "PATH" },
+	{ AUDIT_IPC, "IPC" }, { AUDIT_SOCKETCALL, "SOCKETCALL" },
+	{ AUDIT_CONFIG_CHANGE, "CONFIG_CHANGE" }, { AUDIT_SOCKADDR, "SOCKADDR" },
+	{ AUDIT_CWD, "CWD" }, { AUDIT_EXECVE, "EXECVE" },
+	{ AUDIT_MMAP, "MMAP" }, { AUDIT_FD_PAIR, "FD_PAIR" },
+	{ AUDIT_OBJ_PID, "OBJ_PID" }, { AUDIT_BPRM_FCAPS, "BPRM_FCAPS" },
+	{ AUDIT_CAPSET, "CAPSET" }, { AUDIT_SECCOMP, "SECCOMP" },
+	{ AUDIT_PROCTITLE, "PROCTITLE" }, { AUDIT_EOE, "EOE" },
+	{ AUDIT_ANOM_ABEND, "ANOM_ABEND" }, { AUDIT_ANOM_LINK, "ANOM_LINK" },
+	{ AUDIT_URINGOP, "URINGOP" }, { AUDIT_USER, "USER" },
+	{ AUDIT_KERNEL, "KERNEL" },
+};
+
+static const char *type_name(int type)
+{
+	static char buf[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+		if (type_names[i].type == type)
+			return type_names[i].name;
+	snprintf(buf, sizeof(buf), "TYPE%d", type);
+	return buf;
+}
+
+/* coverage over all seeds: records seen per type */
+static struct { int type; unsigned long n; } seen[64];
+
+static void count_type(int type)
+{
+	int i;
+
+	for (i = 0; i < 64 && seen[i].type; i++)
+		if (seen[i].type == type)
+			break;
+	if (i == 64)
+		return;
+	seen[i].type = type;
+	seen[i].n++;
+}
+
+static bool is_pid_syscall(const struct audit_record *r)
+{
+	const char *s = audit_field(r, "syscall");
+	int nr = s ? atoi(s) : -1;
+
+	return nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork ||
+	       nr == SYS_wait4 || nr == SYS_clone3 || nr == SYS_getpid ||
+	       nr == SYS_getppid || nr == SYS_gettid;
+}
+
+/* above the static binary's base, below the top of user space */
+static bool is_user_addr(unsigned long long v)
+{
+	return v >= 0x400000 && v < 0x800000000000ULL;
+}
+
+/* neither a small (or small negative) number nor a user address */
+static bool is_junk(unsigned long long v)
+{
+	return v >= 0x800000000000ULL && v < 0xffff800000000000ULL;
+}
+
+static void emit_record(const struct audit_record *r)
+{
+	char line[8192], v[64];
+	size_t n = 0;
+	int i;
+
+	n += snprintf(line + n, sizeof(line) - n, "  %s ev=%d", type_name(r->type),
+		      idmap_get(&serials, (snprintf(v, sizeof(v), "%lu", r->serial), v)));
+	for (i = 0; i < r->nfields && n < sizeof(line) - 1; i++) {
+		const char *k = r->fields[i].key, *val = r->fields[i].val;
+		char out[64];
+
+		if (!strcmp(k, "pid") || !strcmp(k, "ppid") || !strcmp(k, "opid") ||
+		    (!strcmp(k, "exit") && r->type == AUDIT_SYSCALL &&
+		     is_pid_syscall(r) && atol(val) > 0)) {
+			snprintf(out, sizeof(out), "P%d", idmap_get(&pids, val));
+			val = out;
+		} else if (!strcmp(k, "inode") || !strcmp(k, "ino")) {
+			snprintf(out, sizeof(out), "I%d", idmap_get(&inodes, val));
+			val = out;
+		} else if (r->type == AUDIT_SYSCALL && k[0] == 'a' && k[1] >= '0' &&
+			   k[1] <= '3' && !k[2] && is_user_addr(strtoull(val, NULL, 16))) {
+			/* a user-space address: its value depends on the layout */
+			val = "ADDR";
+		} else if (r->type == AUDIT_SYSCALL && k[0] == 'a' && k[1] >= '0' &&
+			   k[1] <= '3' && !k[2] && is_junk(strtoull(val, NULL, 16))) {
+			/*
+			 * An argument the syscall does not take: the register
+			 * may hold anything, the stack canary included.
+			 */
+			val = "JUNK";
+		} else if (r->type == AUDIT_SYSCALL && !strcmp(k, "exit") &&
+			   is_user_addr(strtoull(val, NULL, 10))) {
+			/* mmap() and brk() return addresses */
+			/* a user-space address: its value depends on the layout */
+			val = "ADDR";
+		} else if (r->type == AUDIT_SECCOMP && !strcmp(k, "ip")) {
+			val = "ADDR";
+		}
+		n += snprintf(line + n, sizeof(line) - n, " %s=%s", k, val);
+	}
+	emit("%s", line);
+	tr_records++;
+	count_type(r->type);
+}
+
+/* ---------- collecting the records of one step ---------- */
+
+static struct audit_nl nl;
+static bool harness_error;
+
+/* Emit (normalised) every record queued before a fresh marker. */
+static void collect(const char *label)
+{
+	int m = audit_sync(&nl), i;
+
+	if (m < 0) {
+		emit("%s: marker lost", label);
+		harness_error = true;
+		audit_records_clear(&nl);
+		return;
+	}
+	for (i = 0; i < m; i++) {
+		/* kauditd's own bookkeeping or an earlier marker: skip */
+		if (nl.rec[i].type == AUDIT_USER)
+			continue;
+		emit_record(&nl.rec[i]);
+	}
+	for (i = 0; i <= m; i++)
+		audit_record_free(&nl.rec[i]);
+	memmove(&nl.rec[0], &nl.rec[m + 1], (nl.nrec - m - 1) * sizeof(nl.rec[0]));
+	nl.nrec -= m + 1;
+}
+
+/* ---------- the scratch tree ---------- */
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	return remove(p);
+}
+
+static void make_tree(void)
+{
+	nftw(ROOT, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	mkdir(ROOT, 0755);
+	mkdir(ROOT "/d0", 0755);
+	mkdir(ROOT "/d1", 0755);
+	mkdir(ROOT "/sticky", 0755);
+	chmod(ROOT "/sticky", 01777);
+	close(open(ROOT "/f0", O_CREAT | O_WRONLY, 0600));
+	close(open(ROOT "/f1", O_CREAT | O_WRONLY, 0644));
+	close(open(ROOT "/f2", O_CREAT | O_WRONLY, 0644));
+	if (chown(ROOT "/f2", 1000, 1000))
+		harness_error = true;
+	close(open(ROOT "/d0/f0", O_CREAT | O_WRONLY, 0644));
+	close(open(ROOT "/d0/f1", O_CREAT | O_WRONLY, 0755));
+	close(open(ROOT "/d1/f0", O_CREAT | O_WRONLY, 0644));
+	if (symlink("f0", ROOT "/l0") ||
+	    symlink(ROOT "/f1", ROOT "/sticky/l") ||
+	    lchown(ROOT "/sticky/l", 1000, 1000))
+		harness_error = true;
+}
+
+/* paths the trace and the rules name; "nx" does not exist */
+static const char *const names[] = {
+	"f0", "f1", "f2", "f3", "d0", "d0/f0", "d0/f1", "d0/f2", "d1", "d1/f0",
+	"d1/f1", "l0", "nx/f0", "sticky/l", "sticky/f0", "d2",
+};
+
+/* names whose removal the trace avoids: the tree rules watch d1 */
+static const char *const dir_rule_dirs[] = { ROOT "/d0", ROOT "/d1" };
+
+/* ---------- rules ---------- */
+
+struct op_desc { __u32 op; const char *s; };
+
+static const struct op_desc ops_all[] = {
+	{ AUDIT_EQUAL, "=" }, { AUDIT_NOT_EQUAL, "!=" },
+	{ AUDIT_LESS_THAN, "<" }, { AUDIT_GREATER_THAN, ">" },
+	{ AUDIT_LESS_THAN_OR_EQUAL, "<=" },
+	{ AUDIT_GREATER_THAN_OR_EQUAL, ">=" },
+	{ AUDIT_BIT_MASK, "&" }, { AUDIT_BIT_TEST, "&=" },
+};
+
+static const struct op_desc ops_eq[] = {
+	{ AUDIT_EQUAL, "=" }, { AUDIT_NOT_EQUAL, "!=" },
+};
+
+/* syscalls the trace makes, and two it never makes */
+static const struct { int nr; const char *name; } sys_pool[] = {
+	{ SYS_open, "open" }, { SYS_openat, "openat" }, { SYS_stat, "stat" },
+	{ SYS_lstat, "lstat" }, { SYS_unlink, "unlink" }, { SYS_rename, "rename" },
+	{ SYS_mkdir, "mkdir" }, { SYS_rmdir, "rmdir" }, { SYS_chmod, "chmod" },
+	{ SYS_fchmod, "fchmod" }, { SYS_lchown, "lchown" }, { SYS_link, "link" },
+	{ SYS_symlink, "symlink" }, { SYS_readlink, "readlink" },
+	{ SYS_truncate, "truncate" }, { SYS_setxattr, "setxattr" },
+	{ SYS_access, "access" }, { SYS_execve, "execve" },
+	{ SYS_getpid, "getpid" }, { SYS_uname, "uname" }, { SYS_close, "close" },
+	{ SYS_read, "read" }, { SYS_write, "write" }, { SYS_capset, "capset" },
+	{ SYS_setresuid, "setresuid" }, { SYS_socket, "socket" },
+	{ SYS_bind, "bind" }, { SYS_pipe2, "pipe2" },
+	{ SYS_io_uring_enter, "io_uring_enter" }, { SYS_kill, "kill" },
+	{ SYS_mount, "mount" }, { SYS_reboot, "reboot" },
+};
+
+static const struct { int op; const char *name; } uring_pool[] = {
+	{ IORING_OP_NOP, "NOP" }, { IORING_OP_OPENAT, "OPENAT" },
+	{ IORING_OP_CLOSE, "CLOSE" }, { IORING_OP_READ, "READ" },
+	{ IORING_OP_WRITE, "WRITE" }, { IORING_OP_STATX, "STATX" },
+	{ IORING_OP_UNLINKAT, "UNLINKAT" }, { IORING_OP_MKDIRAT, "MKDIRAT" },
+	{ IORING_OP_RENAMEAT, "RENAMEAT" }, { IORING_OP_FSYNC, "FSYNC" },
+};
+
+static const struct { __u32 type; const char *name; } excl_types[] = {
+	{ AUDIT_SYSCALL, "SYSCALL" }, { AUDIT_PATH, "PATH" }, { AUDIT_CWD, "CWD" },
+	{ AUDIT_PROCTITLE, "PROCTITLE" }, { AUDIT_EXECVE, "EXECVE" },
+	{ AUDIT_URINGOP, "URINGOP" }, { AUDIT_CONFIG_CHANGE, "CONFIG_CHANGE" },
+	{ AUDIT_SECCOMP, "SECCOMP" }, { AUDIT_ANOM_ABEND, "ANOM_ABEND" },
+	{ AUDIT_ANOM_LINK, "ANOM_LINK" }, { AUDIT_CAPSET, "CAPSET" },
+	{ AUDIT_SOCKADDR, "SOCKADDR" }, { AUDIT_EOE, "EOE" },
+};
+
+static const __u32 id_vals[] = { 0, 1000, 2000, 4294967295U };
+
+struct gen_rule {
+	struct audit_rule r;
+	char desc[1024];
+	size_t dl;
+};
+
+static void desc(struct gen_rule *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	g->dl += vsnprintf(g->desc + g->dl, sizeof(g->desc) - g->dl, fmt, ap);
+	va_end(ap);
+	if (g->dl >= sizeof(g->desc))
+		g->dl = sizeof(g->desc) - 1;
+}
+
+static void gen_num(struct gen_rule *g, __u32 field, const char *name,
+		    const struct op_desc *ops, int nops, __u32 val)
+{
+	const struct op_desc *o = &ops[rnd(nops)];
+
+	audit_rule_field(&g->r, field, o->op, val);
+	desc(g, " -F %s%s%d", name, o->s, (int)val);
+}
+
+static void gen_str(struct gen_rule *g, __u32 field, const char *name,
+		    const char *s)
+{
+	audit_rule_str(&g->r, field, AUDIT_EQUAL, s);
+	desc(g, " -F %s=%s", name, s);
+}
+
+#define NOPS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* one field of an exit or io_uring rule */
+static void gen_field(struct gen_rule *g, bool uring)
+{
+	static const int exits[] = { 0, 3, -2, -13, -17, -20, -21, -1 };
+	char path[64];
+
+	switch (rnd(uring ? 6 : 16)) {
+	case 0:
+		gen_num(g, PICK(((__u32[]){ AUDIT_UID, AUDIT_EUID, AUDIT_FSUID,
+					    AUDIT_SUID })), "uid", ops_all,
+			NOPS(ops_all), PICK(id_vals));
+		break;
+	case 1:
+		gen_num(g, PICK(((__u32[]){ AUDIT_GID, AUDIT_EGID, AUDIT_FSGID })),
+			"gid", ops_all, NOPS(ops_all), PICK(id_vals));
+		break;
+	case 2:
+		gen_num(g, AUDIT_SUCCESS, "success", ops_eq, 1, rnd(2));
+		break;
+	case 3:
+		gen_num(g, AUDIT_EXIT, "exit", ops_all, 6, PICK(exits));
+		break;
+	case 4:
+		gen_num(g, AUDIT_LOGINUID, "auid", ops_eq, 2, PICK(id_vals));
+		break;
+	case 5:
+		gen_str(g, AUDIT_FILTERKEY, "key", "kx");
+		break;
+	case 6:
+		/*
+		 * Only = and !=: an argument a syscall does not take is
+		 * whatever its register held, which may be random (the stack
+		 * canary); no such value equals these.
+		 */
+		gen_num(g, AUDIT_ARG0 + rnd(4), "aN", ops_eq, NOPS(ops_eq),
+			PICK(((__u32[]){ 0, 1, 2, 0x41, 0x241, 0x1ff, 1000 })));
+		break;
+	case 7:
+		snprintf(path, sizeof(path), ROOT "/%s", PICK(names));
+		gen_str(g, AUDIT_WATCH, "path", path);
+		break;
+	case 8:
+		gen_str(g, AUDIT_DIR, "dir", PICK(dir_rule_dirs));
+		break;
+	case 9:
+		gen_num(g, AUDIT_PERM, "perm", ops_eq, 1, 1 + rnd(15));
+		break;
+	case 10:
+		gen_num(g, AUDIT_FILETYPE, "filetype", ops_eq, 2,
+			PICK(((__u32[]){ S_IFREG, S_IFDIR, S_IFLNK, S_IFSOCK })));
+		break;
+	case 11:
+		gen_num(g, PICK(((__u32[]){ AUDIT_OBJ_UID, AUDIT_OBJ_GID })), "obj_id",
+			ops_all, 6, PICK(id_vals));
+		break;
+	case 12:
+		gen_num(g, AUDIT_FIELD_COMPARE, "compare", ops_eq, 2,
+			1 + rnd(AUDIT_MAX_FIELD_COMPARE));
+		break;
+	case 13:
+		gen_str(g, AUDIT_EXE, "exe", chance(50) ? "/bin/busybox" :
+			"/difftest/audit-difftest");
+		break;
+	case 14:
+		gen_num(g, PICK(((__u32[]){ AUDIT_DEVMAJOR, AUDIT_DEVMINOR })),
+			"dev", ops_all, 6, rnd(3));
+		break;
+	default:
+		gen_num(g, AUDIT_PPID, "ppid", ops_eq, 2, 1);
+		break;
+	}
+}
+
+static void gen_rule(struct gen_rule *g)
+{
+	static const struct { __u32 list; const char *name; } lists[] = {
+		{ AUDIT_FILTER_EXIT, "exit" }, { AUDIT_FILTER_EXIT, "exit" },
+		{ AUDIT_FILTER_EXIT, "exit" }, { AUDIT_FILTER_EXIT, "exit" },
+		{ AUDIT_FILTER_EXIT, "exit" }, { AUDIT_FILTER_TASK, "task" },
+		{ AUDIT_FILTER_EXCLUDE, "exclude" },
+		{ AUDIT_FILTER_URING_EXIT, "io_uring" },
+		{ AUDIT_FILTER_URING_EXIT, "io_uring" },
+	};
+	int l = rnd(NOPS(lists)), i, n;
+	__u32 action = chance(70) ? AUDIT_ALWAYS : AUDIT_NEVER;
+	bool prepend = chance(20);
+
+	memset(g, 0, sizeof(*g));
+	g->r = audit_rule_new(lists[l].list | (prepend ? AUDIT_FILTER_PREPEND : 0),
+			      action);
+	desc(g, "%s %s,%s", prepend ? "-A" : "-a", lists[l].name,
+	     action == AUDIT_ALWAYS ? "always" : "never");
+	switch (lists[l].list) {
+	case AUDIT_FILTER_EXIT:
+		if (chance(85)) {
+			bool ne = chance(10);
+
+			audit_rule_field(&g->r, AUDIT_ARCH,
+					 ne ? AUDIT_NOT_EQUAL : AUDIT_EQUAL,
+					 AUDIT_ARCH_NATIVE);
+			desc(g, " -F arch%sb64", ne ? "!=" : "=");
+		}
+		if (chance(15)) {
+			audit_rule_all_syscalls(&g->r);
+			desc(g, " -S all");
+		} else {
+			for (n = 1 + rnd(4); n; n--) {
+				i = rnd(NOPS(sys_pool));
+				audit_rule_syscall(&g->r, sys_pool[i].nr);
+				desc(g, " -S %s", sys_pool[i].name);
+			}
+		}
+		for (n = rnd(4); n; n--)
+			gen_field(g, false);
+		break;
+	case AUDIT_FILTER_URING_EXIT:
+		if (chance(25)) {
+			audit_rule_all_syscalls(&g->r);
+			desc(g, " -S all");
+		} else {
+			for (n = 1 + rnd(3); n; n--) {
+				i = rnd(NOPS(uring_pool));
+				audit_rule_syscall(&g->r, uring_pool[i].op);
+				desc(g, " -S %s", uring_pool[i].name);
+			}
+		}
+		for (n = rnd(3); n; n--)
+			gen_field(g, true);
+		break;
+	case AUDIT_FILTER_TASK:
+		audit_rule_all_syscalls(&g->r);
+		for (n = rnd(3); n; n--)
+			gen_field(g, true);
+		break;
+	case AUDIT_FILTER_EXCLUDE: {
+		/* never "!=" or "<": the markers (USER, 1005) must pass */
+		static const struct op_desc xops[] = {
+			{ AUDIT_EQUAL, "=" }, { AUDIT_GREATER_THAN, ">" },
+			{ AUDIT_GREATER_THAN_OR_EQUAL, ">=" },
+		};
+		const struct op_desc *o = &xops[rnd(NOPS(xops))];
+
+		i = rnd(NOPS(excl_types));
+		audit_rule_field(&g->r, AUDIT_MSGTYPE, o->op, excl_types[i].type);
+		desc(g, " -F msgtype%s%s", o->s, excl_types[i].name);
+		break;
+	}
+	}
+	if (chance(60)) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "k%u", rnd(4));
+		gen_str(g, AUDIT_FILTERKEY, "key", key);
+	}
+}
+
+/* ---------- the trace ---------- */
+
+enum {
+	T_GETPID, T_UNAME, T_STAT, T_LSTAT, T_OPEN, T_CLOSE, T_WRITE, T_UNLINK,
+	T_RENAME, T_MKDIR, T_RMDIR, T_CHMOD, T_FCHMOD, T_LCHOWN, T_LINK,
+	T_SYMLINK, T_READLINK, T_TRUNCATE, T_SETXATTR, T_ACCESS, T_BADPTR,
+	T_EXEC, T_EXEC_NX, T_SECCOMP, T_ANOM_SYMLINK, T_ANOM_HARDLINK, T_CAPSET,
+	T_CRASH, T_PIPE, T_SOCKET, T_AS_USER, T_URING, T_NR
+};
+
+static const char *const t_names[T_NR] = {
+	"getpid", "uname", "stat", "lstat", "open", "close", "write", "unlink",
+	"rename", "mkdir", "rmdir", "chmod", "fchmod", "lchown", "link",
+	"symlink", "readlink", "truncate", "setxattr", "access", "badptr",
+	"exec", "exec_nx", "seccomp", "anom_symlink", "anom_hardlink", "capset",
+	"crash", "pipe", "socket", "as_user", "io_uring",
+};
+
+struct step {
+	int t;
+	int a, b;		/* name indexes, or opcode, or mode */
+	int flags;
+	bool abs;		/* absolute or relative (cwd is ROOT) paths */
+	int sub;		/* as_user: the step run as uid 1000 */
+	int sub_a, sub_b;
+};
+
+static const int open_flags[] = {
+	O_RDONLY, O_WRONLY | O_CREAT | O_TRUNC, O_RDWR | O_CREAT | O_EXCL,
+	O_RDONLY | O_DIRECTORY, O_WRONLY | O_APPEND, O_RDONLY | O_NOFOLLOW,
+};
+static const int modes[] = { 0600, 0644, 0755, 04755, 0 };
+
+static int gen_name(void)
+{
+	int i;
+
+	/* the tree rules watch d0 and d1: never remove or move them */
+	do
+		i = rnd(NOPS(names));
+	while (!strcmp(names[i], "d0") || !strcmp(names[i], "d1"));
+	return i;
+}
+
+static void gen_step(struct step *s, bool top)
+{
+	memset(s, 0, sizeof(*s));
+	s->t = rnd(top ? T_NR : T_AS_USER);
+	s->a = gen_name();
+	s->b = gen_name();
+	s->abs = chance(60);
+	s->flags = rnd(NOPS(open_flags));
+	if (s->t == T_STAT || s->t == T_LSTAT || s->t == T_OPEN || s->t == T_ACCESS)
+		s->a = rnd(NOPS(names));	/* reading d0/d1 is fine */
+	if (s->t == T_CHMOD || s->t == T_FCHMOD)
+		s->b = rnd(NOPS(modes));
+	if (s->t == T_URING)
+		s->b = rnd(NOPS(uring_pool));
+	if (s->t == T_AS_USER) {
+		struct step sub;
+
+		gen_step(&sub, false);
+		s->sub = sub.t;
+		s->sub_a = sub.a;
+		s->sub_b = sub.b;
+		s->flags = sub.flags;
+	}
+}
+
+static void path_of(char *buf, size_t n, int idx, bool abs)
+{
+	snprintf(buf, n, "%s%s", abs ? ROOT "/" : "", names[idx]);
+}
+
+static void describe_step(char *buf, size_t n, const struct step *s)
+{
+	char a[64], b[64];
+
+	path_of(a, sizeof(a), s->a, s->abs);
+	path_of(b, sizeof(b), s->b, s->abs);
+	switch (s->t) {
+	case T_URING:
+		snprintf(buf, n, "io_uring %s %s %s flags=%#x",
+			 uring_pool[s->b].name, a, b, open_flags[s->flags]);
+		break;
+	case T_AS_USER:
+		snprintf(buf, n, "as uid 1000: %s %s %s", t_names[s->sub], a, b);
+		break;
+	default:
+		snprintf(buf, n, "%s %s %s flags=%#x", t_names[s->t], a, b,
+			 open_flags[s->flags]);
+	}
+}
+
+/* ---------- the child: running the trace ---------- */
+
+static int fds[2] = { -1, -1 };	/* the trace's open files */
+static struct ring ring;
+static bool have_ring;
+
+static long in_grandchild(int (*fn)(const struct step *), const struct step *s)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		_exit(fn(s));
+	if (syscall(SYS_wait4, -1, &st, 0, NULL) < 0)
+		return -errno;
+	if (WIFSIGNALED(st))
+		return 1000 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+static long sys_ret(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static long run_op(int t, int ai, int bi, int flags, int modei, bool abs);
+
+static int gc_exec(const struct step *s)
+{
+	char *argv[] = { "true", "difftest", NULL }, *envp[] = { NULL };
+
+	syscall(SYS_execve, s->t == T_EXEC ? "/bin/true" : ROOT "/nx/true",
+		argv, envp);
+	return 127;
+}
+
+static int gc_seccomp(const struct step *s)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getpid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_LOG),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_uname, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = NOPS(f), .filter = f };
+	char u[512];
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 2;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    s->flags & 1 ? SECCOMP_FILTER_FLAG_LOG : 0, &prog))
+		return 3;
+	syscall(SYS_getpid);
+	return syscall(SYS_uname, u) == -1 && errno == EPERM ? 0 : 4;
+}
+
+static int gc_anom(const struct step *s)
+{
+	if (syscall(SYS_setresgid, 2000, 2000, 2000) ||
+	    syscall(SYS_setresuid, 2000, 2000, 2000))
+		return 2;
+	if (s->t == T_ANOM_SYMLINK) {
+		long fd = syscall(SYS_open, ROOT "/sticky/l", O_RDONLY);
+
+		return fd < 0 ? errno : 0;
+	}
+	return syscall(SYS_link, ROOT "/f0", ROOT "/sticky/h") ? errno : 0;
+}
+
+static int gc_capset(const struct step *s)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d))
+		return 2;
+	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	if (s->flags & 1)
+		d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d) ? errno : 0;
+}
+
+static int gc_crash(const struct step *s)
+{
+	struct rlimit rl = { 0, 0 };
+
+	setrlimit(RLIMIT_CORE, &rl);
+	syscall(SYS_kill, syscall(SYS_getpid), s->flags & 1 ? SIGABRT : SIGSEGV);
+	return 0;
+}
+
+static int gc_as_user(const struct step *s)
+{
+	if (syscall(SYS_setresgid, 1000, 1000, 1000) ||
+	    syscall(SYS_setresuid, 1000, 1000, 1000))
+		return 2;
+	return run_op(s->sub, s->sub_a, s->sub_b, s->flags, s->sub_b, s->abs) & 0xff;
+}
+
+static long uring_op(const struct step *s)
+{
+	struct io_uring_sqe sqe = {};
+	static struct statx stx;
+	static char buf[64];
+	char a[64], b[64];
+	int op = uring_pool[s->b].op;
+
+	if (!have_ring) {
+		int ret = ring_init(&ring);
+
+		if (ret)
+			return ret;
+		have_ring = true;
+	}
+	path_of(a, sizeof(a), s->a, s->abs);
+	path_of(b, sizeof(b), (s->a + 3) % NOPS(names), s->abs);
+	sqe.opcode = op;
+	sqe.fd = AT_FDCWD;
+	switch (op) {
+	case IORING_OP_OPENAT:
+		sqe.addr = (unsigned long)a;
+		sqe.open_flags = open_flags[s->flags];
+		sqe.len = 0644;
+		break;
+	case IORING_OP_CLOSE:
+	case IORING_OP_FSYNC:
+		sqe.fd = fds[s->flags & 1];
+		break;
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
+		sqe.fd = fds[s->flags & 1];
+		sqe.addr = (unsigned long)buf;
+		sqe.len = sizeof(buf);
+		break;
+	case IORING_OP_STATX:
+		sqe.addr = (unsigned long)a;
+		sqe.len = STATX_BASIC_STATS;
+		sqe.off = (unsigned long)&stx;
+		break;
+	case IORING_OP_UNLINKAT:
+		sqe.addr = (unsigned long)a;
+		break;
+	case IORING_OP_MKDIRAT:
+		sqe.addr = (unsigned long)a;
+		sqe.len = 0755;
+		break;
+	case IORING_OP_RENAMEAT:
+		sqe.addr = (unsigned long)a;
+		sqe.len = AT_FDCWD;
+		sqe.addr2 = (unsigned long)b;
+		break;
+	}
+	{
+		long ret = ring_run(&ring, &sqe);
+
+		if (op == IORING_OP_OPENAT && ret >= 0) {
+			if (fds[s->flags & 1] >= 0)
+				syscall(SYS_close, fds[s->flags & 1]);
+			fds[s->flags & 1] = ret;
+		} else if (op == IORING_OP_CLOSE && ret == 0) {
+			fds[s->flags & 1] = -1;
+		}
+		return ret;
+	}
+}
+
+static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
+{
+	struct step s = { .t = t, .a = ai, .b = bi, .flags = flags, .abs = abs };
+	char a[64], b[64], u[512];
+	int slot = flags & 1;
+	long r;
+
+	path_of(a, sizeof(a), ai, abs);
+	path_of(b, sizeof(b), bi, abs);
+	switch (t) {
+	case T_GETPID:
+		syscall(SYS_getpid);
+		return 0;
+	case T_UNAME:
+		return sys_ret(syscall(SYS_uname, u));
+	case T_STAT:
+	case T_LSTAT: {
+		struct stat st;
+
+		return sys_ret(syscall(t == T_STAT ? SYS_stat : SYS_lstat, a, &st));
+	}
+	case T_OPEN:
+		r = sys_ret(syscall(SYS_open, a, open_flags[flags % NOPS(open_flags)], 0644));
+		if (r >= 0) {
+			if (fds[slot] >= 0)
+				syscall(SYS_close, fds[slot]);
+			fds[slot] = r;
+		}
+		return r;
+	case T_CLOSE:
+		r = sys_ret(syscall(SYS_close, fds[slot]));
+		fds[slot] = -1;
+		return r;
+	case T_WRITE:
+		return sys_ret(syscall(SYS_write, fds[slot], "x", 1));
+	case T_UNLINK:
+		return sys_ret(syscall(SYS_unlink, a));
+	case T_RENAME:
+		return sys_ret(syscall(SYS_rename, a, b));
+	case T_MKDIR:
+		return sys_ret(syscall(SYS_mkdir, a, 0755));
+	case T_RMDIR:
+		return sys_ret(syscall(SYS_rmdir, a));
+	case T_CHMOD:
+		return sys_ret(syscall(SYS_chmod, a, modes[modei % NOPS(modes)]));
+	case T_FCHMOD:
+		return sys_ret(syscall(SYS_fchmod, fds[slot], modes[modei % NOPS(modes)]));
+	case T_LCHOWN:
+		return sys_ret(syscall(SYS_lchown, a, 1000, slot ? 1000 : -1));
+	case T_LINK:
+		return sys_ret(syscall(SYS_link, a, b));
+	case T_SYMLINK:
+		return sys_ret(syscall(SYS_symlink, a, b));
+	case T_READLINK:
+		return sys_ret(syscall(SYS_readlink, a, u, sizeof(u)));
+	case T_TRUNCATE:
+		return sys_ret(syscall(SYS_truncate, a, 3));
+	case T_SETXATTR:
+		return sys_ret(syscall(SYS_setxattr, a, slot ? "user.dt" : "trusted.dt",
+				       "v", 1, 0));
+	case T_ACCESS:
+		return sys_ret(syscall(SYS_access, a, W_OK));
+	case T_BADPTR:
+		return sys_ret(syscall(slot ? SYS_open : SYS_unlink, (void *)8, 0));
+	case T_EXEC:
+	case T_EXEC_NX:
+		return in_grandchild(gc_exec, &s);
+	case T_SECCOMP:
+		return in_grandchild(gc_seccomp, &s);
+	case T_ANOM_SYMLINK:
+	case T_ANOM_HARDLINK:
+		return in_grandchild(gc_anom, &s);
+	case T_CAPSET:
+		return in_grandchild(gc_capset, &s);
+	case T_CRASH:
+		return in_grandchild(gc_crash, &s);
+	case T_PIPE: {
+		int p[2];
+
+		r = sys_ret(syscall(SYS_pipe2, p, 0));
+		if (!r) {
+			syscall(SYS_close, p[0]);
+			syscall(SYS_close, p[1]);
+		}
+		return r;
+	}
+	case T_SOCKET: {
+		struct sockaddr_un sun = { .sun_family = AF_UNIX };
+		long fd = syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0);
+
+		if (fd < 0)
+			return -errno;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", a);
+		r = sys_ret(syscall(SYS_bind, fd, &sun, sizeof(sun)));
+		syscall(SYS_close, fd);
+		return r;
+	}
+	}
+	return -ENOSYS;
+}
+
+/*
+ * The child marks the end of each step with a user message of its own:
+ * its records are queued in the order it runs, so the records of step i
+ * are exactly those between its markers i - 1 and i, whatever the timing.
+ */
+static void child_marker(struct audit_nl *c, const char *what, long r)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "difftest_%s_%ld", what, r);
+	audit_send_raw(c, AUDIT_USER, 0, msg, strlen(msg) + 1);
+}
+
+static void run_trace(const struct step *steps, int n, int go)
+{
+	struct audit_nl *c = calloc(1, sizeof(*c));
+	int i;
+	char what[16], ch;
+
+	if (!c || audit_open(c) || chdir(ROOT))
+		_exit(2);
+	child_marker(c, "start", 0);
+	for (i = 0; i < n; i++) {
+		const struct step *s = &steps[i];
+		long r;
+
+		if (read(go, &ch, 1) != 1)
+			_exit(3);
+		if (s->t == T_URING)
+			r = uring_op(s);
+		else if (s->t == T_AS_USER)
+			r = in_grandchild(gc_as_user, s);
+		else
+			r = run_op(s->t, s->a, s->b, s->flags, s->b, s->abs);
+		snprintf(what, sizeof(what), "step%d", i);
+		child_marker(c, what, r);
+	}
+	if (read(go, &ch, 1) != 1)
+		_exit(3);
+	_exit(0);
+}
+
+static bool match_child_marker(const struct audit_record *r, const void *arg)
+{
+	const char *msg = audit_field(r, "msg");
+
+	return r->type == AUDIT_USER && msg && !strncmp(msg, arg, strlen(arg));
+}
+
+/*
+ * Wait for the child's marker "difftest_@what_"; returns its index and
+ * the number it carries in *@r, or a negative errno.
+ */
+static int wait_marker(const char *what, long *r)
+{
+	char prefix[64];
+	struct timespec t0;
+	int m;
+
+	snprintf(prefix, sizeof(prefix), "difftest_%s_", what);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((m = audit_find(&nl, 0, match_child_marker, prefix)) < 0) {
+		if (audit_ms_since(&t0) > STEP_MS)
+			return -ETIMEDOUT;
+		if (audit_recv_one(&nl, 100, NULL, 0, NULL) < 0)
+			return -EIO;
+	}
+	*r = atol(audit_field(&nl.rec[m], "msg") + strlen(prefix));
+	return m;
+}
+
+/* emit the records before index @m (not the markers), then drop them */
+static void emit_upto(int m)
+{
+	int i;
+
+	for (i = 0; i < m; i++)
+		if (nl.rec[i].type != AUDIT_USER)
+			emit_record(&nl.rec[i]);
+	for (i = 0; i <= m; i++)
+		audit_record_free(&nl.rec[i]);
+	memmove(&nl.rec[0], &nl.rec[m + 1], (nl.nrec - m - 1) * sizeof(nl.rec[0]));
+	nl.nrec -= m + 1;
+}
+
+/* ---------- one seed ---------- */
+
+static unsigned long rules_ok, rules_total;
+
+static void run_seed(unsigned long seed)
+{
+	struct gen_rule rules[MAX_RULES];
+	struct step steps[MAX_STEPS];
+	int nrules, nsteps, i, m, ok = 0, go[2], st;
+	long r;
+	char d[256];
+	pid_t pid;
+
+	cur_seed = seed;
+	rng_state = seed * 0x2545f4914f6cdd1dULL + 1;
+	tr_len = 0;
+	tr_records = 0;
+	idmap_clear(&pids);
+	idmap_clear(&inodes);
+	idmap_clear(&serials);
+	make_tree();
+	audit_drain(&nl, 0);
+	audit_records_clear(&nl);
+
+	nrules = rnd(MAX_RULES + 1);
+	for (i = 0; i < nrules; i++) {
+		int ret;
+
+		gen_rule(&rules[i]);
+		ret = audit_rule_send(&nl, AUDIT_ADD_RULE, &rules[i].r);
+		emit("rule %d: %s -> %s", i, rules[i].desc,
+		     ret ? strerror(-ret) : "ok");
+		ok += !ret;
+		audit_rule_free(&rules[i].r);
+	}
+	rules_ok += ok;
+	rules_total += nrules;
+	collect("rules");
+
+	nsteps = 4 + rnd(MAX_STEPS - 3);
+	for (i = 0; i < nsteps; i++)
+		gen_step(&steps[i], true);
+	if (pipe(go)) {
+		emit("pipe: %s", strerror(errno));
+		harness_error = true;
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		close(go[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		run_trace(steps, nsteps, go[0]);
+	}
+	close(go[0]);
+	m = wait_marker("start", &r);
+	if (m < 0) {
+		emit("start: no marker from the child");
+		harness_error = true;
+		kill(pid, SIGKILL);
+		nsteps = 0;
+	} else {
+		emit("start");
+		emit_upto(m);
+	}
+	for (i = 0; i < nsteps; i++) {
+		char what[16];
+
+		describe_step(d, sizeof(d), &steps[i]);
+		snprintf(what, sizeof(what), "step%d", i);
+		if (write(go[1], "g", 1) != 1 || (m = wait_marker(what, &r)) < 0) {
+			emit("step %d: %s: the child did not finish the step", i, d);
+			harness_error = true;
+			kill(pid, SIGKILL);
+			break;
+		}
+		emit("step %d: %s = %ld", i, d, r);
+		emit_upto(m);
+	}
+	if (write(go[1], "g", 1) != 1)
+		harness_error = true;
+	close(go[1]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	emit("exit: status %#x", st);
+	collect("exit");
+
+	i = audit_flush_rules(&nl);
+	emit("flush: %d", i);
+	collect("flush");
+
+	printf("DIFFTEST seed=%lu rules=%d/%d steps=%d records=%d hash=%016llx\n",
+	       seed, ok, nrules, nsteps, tr_records,
+	       (unsigned long long)fnv1a(tr, tr_len));
+	fflush(stdout);
+}
+
+static void write_file(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(s, f) < 0 || fclose(f)) {
+		fprintf(stderr, "audit-difftest: %s: %s\n", path, strerror(errno));
+		harness_error = true;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long first = 1, count = 200;
+	char *list = NULL, *args, *dargv[32];
+	struct audit_status s = {};
+	int c, ret, i;
+
+	/*
+	 * The trace's processes are forks of this one, and their PROCTITLE
+	 * records show its command line: run with the same one whatever the
+	 * options, which travel in the environment instead.
+	 */
+	args = getenv("DIFFTEST_ARGS");
+	if (!args) {
+		size_t n = 1;
+
+		/* the same layout on every boot; the denials ANOM_LINK reports */
+		write_file("/proc/sys/kernel/randomize_va_space", "0");
+		write_file("/proc/sys/fs/protected_symlinks", "1");
+		write_file("/proc/sys/fs/protected_hardlinks", "1");
+		char *a;
+
+		for (i = 1; i < argc; i++)
+			n += strlen(argv[i]) + 1;
+		a = calloc(1, n + 16);
+		strcpy(a, "DIFFTEST_ARGS=");
+		for (i = 1; i < argc; i++) {
+			strcat(a, argv[i]);
+			strcat(a, " ");
+		}
+		char self[256];
+		ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		self[sl < 0 ? 0 : sl] = 0;
+		execve(self, (char *[]){ "audit-difftest", NULL },
+		       (char *[]){ a, "PATH=/bin:/sbin", NULL });
+		perror("audit-difftest: re-executing");
+		return 1;
+	}
+	argc = 1;
+	dargv[0] = "audit-difftest";
+	for (args = strtok(args, " "); args && argc < 31; args = strtok(NULL, " "))
+		dargv[argc++] = args;
+	dargv[argc] = NULL;
+	argv = dargv;
+	while ((c = getopt(argc, argv, "s:n:l:v")) != -1) {
+		switch (c) {
+		case 's':
+			first = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			count = strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			list = optarg;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-s first] [-n count] [-l s,s,...] [-v]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	ret = audit_register(&nl);
+	if (ret) {
+		fprintf(stderr, "audit-difftest: cannot become the audit daemon: %s\n",
+			strerror(-ret));
+		return 1;
+	}
+	s.mask = AUDIT_STATUS_BACKLOG_LIMIT | AUDIT_STATUS_RATE_LIMIT;
+	s.backlog_limit = 16384;
+	s.rate_limit = 0;
+	ret = audit_request(&nl, AUDIT_SET, &s, sizeof(s), 0, NULL, 0);
+	if (ret || audit_flush_rules(&nl) < 0) {
+		fprintf(stderr, "audit-difftest: setting up audit: %s\n", strerror(-ret));
+		return 1;
+	}
+	audit_drain(&nl, 20);
+	audit_records_clear(&nl);
+
+	if (list) {
+		char *tok;
+
+		for (tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
+			run_seed(strtoul(tok, NULL, 0));
+	} else {
+		unsigned long seed;
+
+		for (seed = first; seed < first + count; seed++)
+			run_seed(seed);
+	}
+	printf("DIFFTEST-COVERAGE rules accepted %lu of %lu\n", rules_ok, rules_total);
+	for (i = 0; i < 64 && seen[i].type; i++)
+		printf("DIFFTEST-COVERAGE %s %lu\n", type_name(seen[i].type), seen[i].n);
+	audit_set_status(&nl, AUDIT_STATUS_PID, 0, 0);
+	if (harness_error)
+		printf("DIFFTEST-ERROR the harness failed (see the transcript)\n");
+	return harness_error;
+}
