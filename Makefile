@@ -3,8 +3,11 @@
 # needs first (make deps, as root).
 #
 #   make                 = make bench
-#   make test            selftests on base and patched kernels of every base
+#   make test            selftests and difftest, base and patched, every base
+#                        (DEBUG=1: on KASAN/lockdep kernels)
 #   make bench           base vs patched, instructions/op, table and plot
+#   make difftest        base vs patched: the same random rules and syscalls
+#                        must give the same records (DIFF_SEEDS=, MUTANT=)
 #   make check           checkpatch --strict, git am, sparse, W=1, coccicheck
 #   make prepare         unpack the base, apply the series, add the selftests
 #   make kernel          build one kernel (BASE=, VARIANT=patched|base)
@@ -21,13 +24,13 @@ RUN ?= selftests
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all deps prepare kernel kernels initramfs boot test bench check \
+.PHONY: all deps prepare kernel kernels initramfs boot test bench check difftest \
 	export series apply clean help
 
 all: bench
 
 help:
-	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,22p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh
@@ -53,6 +56,9 @@ test: deps
 
 bench: deps
 	@$(S)/bench.sh $(BASE)
+
+difftest: deps
+	@$(S)/difftest.sh $(BASE)
 
 check: deps
 	@$(S)/check.sh $(BASES)

@@ -7,6 +7,8 @@
 # A difference fails the run and is reported with the seed, the rule set,
 # the trace step and both records (the differing seeds are rerun on both
 # kernels with the full transcript).
+# MUTANT=file.patch compares patched with patched + that change instead
+# (difftest/mutants/: the test must catch it).
 # Environment: DIFF_SEEDS (default 200), DIFF_FIRST (default 1),
 # DIFF_REPORT (how many differing seeds to report in full, default 3),
 # SUFFIX (-debug: the debug kernels), NOBUILD=1 (kernels and initramfs are
@@ -16,6 +18,10 @@ set -u
 load_base "${1:-}"
 A=${DIFF_A:-base}
 B=${DIFF_B:-patched}
+if [ -n "${MUTANT:-}" ]; then
+	A=${DIFF_A:-patched}
+	B=${DIFF_B:-mutant}
+fi
 SEEDS=${DIFF_SEEDS:-200}
 FIRST=${DIFF_FIRST:-1}
 REPORT=${DIFF_REPORT:-3}
@@ -92,8 +98,9 @@ for s in $(echo "$list" | tr ',' ' '); do
 	echo "  rule set:"
 	grep '^rule ' "$OUT/seed-$s.A-$A" | sed 's/^/    /'
 	if [ -n "$first" ]; then
-		step=$(head -n "$first" "$OUT/seed-$s.A-$A" | grep -E '^(step [0-9]+|start|exit|flush|rule [0-9]+)' | tail -1)
-		echo "  first difference at transcript line $first, after: ${step:-the start}"
+		# the step whose records differ: the last heading both share
+		step=$(head -n "$((first - 1))" "$OUT/seed-$s.A-$A" | grep -E '^(step [0-9]+|start|exit|flush|rule [0-9]+)' | tail -1)
+		echo "  first difference at transcript line $first, in: ${step:-the rule set}"
 		echo "    $A: $(sed -n "${first}p" "$OUT/seed-$s.A-$A")"
 		echo "    $B: $(sed -n "${first}p" "$OUT/seed-$s.B-$B")"
 	else

@@ -8,10 +8,22 @@
 # (never_task_test: audit=1 audit_never_task=1). On the base kernel, the
 # programs patches/BASE/base-xfail marks "crash" (the series fixes a BUG they
 # hit) run in a boot of their own, which must end in that crash.
+# Then the differential record test (scripts/difftest.sh, DIFF_SEEDS seeds,
+# default 200) compares the base and patched kernels; DIFFTEST=0 skips it.
+# DEBUG=1 does all of it on debug kernels (Kconfig/debug.config: KASAN,
+# KFENCE, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_LIST), built in
+# build/BASE/VARIANT-debug; any splat in a console fails the run.
 set -u
 . "$(dirname "$0")/lib.sh"
 BASES=${BASES:-${BASE:-$BASES_ALL}}
 VARIANTS=${VARIANTS:-base patched}
+if [ "${DEBUG:-0}" = 1 ]; then
+	export SUFFIX=-debug
+	export FRAGMENTS="Kconfig/debug.config ${FRAGMENTS:-}"
+	# KASAN and lockdep make the guest several times slower under TCG
+	export TIMEOUT=${TIMEOUT:-3000}
+fi
+S=${SUFFIX:-}
 start=$(date +%s)
 tp=0 tf=0 ts=0 problems=
 summary=$BUILD/test-summary.txt
@@ -44,16 +56,16 @@ for b in $BASES; do
 				[ -n "$crash" ] || continue
 				for p in $crash; do
 					[ -z "${TESTS:-}" ] || case " $TESTS " in *" $p "*) ;; *) continue ;; esac
-					log=$LOGS/$b-$v-selftests-crash-$p.log
+					log=$LOGS/$b-$v$S-selftests-crash-$p.log
 					if LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" selftests \
 						harness.tests=$p >/dev/null 2>&1; then
-						line="$b/$v ($p): 0 passed, 1 failed, 0 skipped
+						line="$b/$v$S ($p): 0 passed, 1 failed, 0 skipped
   FAIL $p: XPASS: must crash this kernel (base-xfail) but did not"
 					elif grep -aqE "kernel BUG|Oops" "$log"; then
-						line="$b/$v ($p): 1 passed, 0 failed, 0 skipped
+						line="$b/$v$S ($p): 1 passed, 0 failed, 0 skipped
   ($p crashed this kernel as it must: $(grep -aE -m1 "kernel BUG|Oops" "$log" | sed 's/^\[[ 0-9.]*\] //'))"
 					else
-						line="$b/$v ($p): 0 passed, 1 failed, 0 skipped
+						line="$b/$v$S ($p): 0 passed, 1 failed, 0 skipped
   FAIL $p: must crash this kernel; the run failed otherwise (${log#$TOP/})"
 					fi
 					echo "$line" | tee -a "$summary"
@@ -67,8 +79,8 @@ for b in $BASES; do
 					progs=$(for p in $progs; do case " $TESTS " in *" $p "*) echo "$p" ;; esac; done)
 				[ -n "$progs" ] || continue
 			fi
-			label=$b/$v${boot:+ ($boot)}
-			log=$LOGS/$b-$v-selftests${boot:+-$boot}.log
+			label=$b/$v$S${boot:+ ($boot)}
+			log=$LOGS/$b-$v$S-selftests${boot:+-$boot}.log
 			LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" selftests $args \
 				${progs:+harness.tests=$(echo $progs | tr ' ' ',')}
 			rc=$?
@@ -90,6 +102,17 @@ for b in $BASES; do
 		crash||
 		BOOTS
 	done
+	# the differential record test: base and patched must emit the same
+	case " $VARIANTS " in *" base "*" patched "*) ;; *) continue ;; esac
+	[ "${DIFFTEST:-1}" = 1 ] && [ -z "${TESTS:-}" ] || continue
+	line=$(NOBUILD=1 "$TOP/scripts/difftest.sh" "$b")
+	rc=$?
+	echo "$line" | tee -a "$summary"
+	set -- $(echo "$line" | head -1 | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
+	if [ $# = 3 ]; then
+		tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3))
+	fi
+	[ $rc = 0 ] || problems="$problems $b$S:difftest"
 done
 
 info "audit selftests done in $(( $(date +%s) - start ))s (logs: ${LOGS#$TOP/}/)"
