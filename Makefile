@@ -8,6 +8,8 @@
 #   make bench           base vs patched, instructions/op, table and plot
 #   make difftest        base vs patched: the same random rules and syscalls
 #                        must give the same records (DIFF_SEEDS=, MUTANT=)
+#   make profile         where instructions go: WORKLOAD=getpid RULES=norules
+#                        (base and patched; per function and instruction)
 #   make check           checkpatch --strict, git am, sparse, W=1, coccicheck
 #   make prepare         unpack the base, apply the series, add the selftests
 #   make kernel          build one kernel (BASE=, VARIANT=patched|base)
@@ -24,13 +26,13 @@ RUN ?= selftests
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all deps prepare kernel kernels initramfs boot test bench check difftest \
+.PHONY: all deps prepare kernel kernels initramfs boot test bench check difftest profile \
 	export series apply clean help
 
 all: bench
 
 help:
-	@sed -n '2,22p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,24p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh
@@ -59,6 +61,9 @@ bench: deps
 
 difftest: deps
 	@$(S)/difftest.sh $(BASE)
+
+profile: deps
+	@$(S)/profile.sh $(BASE)
 
 check: deps
 	@$(S)/check.sh $(BASES)

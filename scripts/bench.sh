@@ -35,36 +35,21 @@ if [ "${REPORT:-0}" != 1 ]; then
 for v in $REF patched; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
 "$TOP/scripts/initramfs.sh" "$BASE"
 
-# config -> kernel arguments
-cfg_args() {
-	case "$1" in
-	audit0) echo "audit=0" ;;
-	norules) echo "audit=1" ;;
-	nevertask) echo "audit=1 harness.rules=never-task" ;;
-	builtin) echo "audit=1 audit_never_task=1" ;;	# the series' built-in rule
-	uring) echo "audit=1" ;;	# + audit-bench -u 36 (see bench/rules/uring.rules)
-	match) echo "audit=1 harness.rules=match" ;;	# + audit-bench -d: a reader takes the records
-	ten) echo "audit=1 harness.rules=ten" ;;
-	stig) echo "audit=1 harness.rules=stig" ;;
-	*) die "unknown bench configuration $1" ;;
-	esac
-}
-
 echo "base,variant,config,workload,rep,iters,instr_per_op" > "$csv"
 wl=$(echo $WORKLOADS | tr ' ' '+')
 for c in $CONFIGS; do
 	for v in $REF patched; do
 		# the reference kernel may not have the built-in rule
 		[ "$c" = builtin ] && [ "$v" = "$REF" ] && continue
-		info "bench $BASE/$v $c: $(cfg_args "$c")"
+		info "bench $BASE/$v $c: $(bench_cfg_args "$c")"
 		log=$LOGS/$BASE-$v-bench-$c.log
 		extra=
 		[ "$c" = uring ] && extra=-u+36+
 		[ "$c" = match ] && extra=-d+
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
-			$(cfg_args "$c") "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
+			$(bench_cfg_args "$c") "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
 			die "bench run $BASE/$v $c failed (console: ${log#$TOP/})"
-		rules=$(cfg_args "$c" | sed -n 's/.*harness.rules=\([^ ]*\).*/\1/p')
+		rules=$(bench_cfg_args "$c" | sed -n 's/.*harness.rules=\([^ ]*\).*/\1/p')
 		if [ -n "$rules" ]; then
 			want=$(grep -cE '^-[aw] ' "$TOP/bench/rules/$rules.rules")
 			got=$(grep -a "^RULES" "$log" | sed -n 's/.*loaded=//p')
@@ -93,7 +78,7 @@ if [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" patched)" = kvm ]; then
 			log=$LOGS/$BASE-$v-bench-$c-kvm.log
 			info "bench $BASE/$v $c under KVM (wall clock)"
 			LOG=$log SMP=1 TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
-				$(cfg_args "$c") "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
+				$(bench_cfg_args "$c") "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
 				die "KVM bench run $BASE/$v $c failed (console: ${log#$TOP/})"
 			grep -a "^BENCH " "$log" | awk -v b="$BASE" -v v="$v" -v c="$c" '{
 				split($3, r, "="); split($4, n, "="); split($5, x, "=")

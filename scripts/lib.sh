@@ -109,3 +109,19 @@ tree_base() {
 	p=$(sed -n 's/^PATCHLEVEL = //p' "$1/Makefile" 2>/dev/null)
 	[ -n "$v" ] && [ -n "$p" ] && echo "$v.$p"
 }
+
+# bench_cfg_args CONFIG: the kernel arguments of a benchmark configuration
+# (scripts/bench.sh, scripts/profile.sh)
+bench_cfg_args() {
+	case "$1" in
+	audit0) echo "audit=0" ;;
+	norules) echo "audit=1" ;;
+	nevertask) echo "audit=1 harness.rules=never-task" ;;
+	builtin) echo "audit=1 audit_never_task=1" ;;	# the series' built-in rule
+	uring) echo "audit=1" ;;	# + audit-bench -u 36 (see bench/rules/uring.rules)
+	match) echo "audit=1 harness.rules=match" ;;	# + audit-bench -d: a reader takes the records
+	ten) echo "audit=1 harness.rules=ten" ;;
+	stig) echo "audit=1 harness.rules=stig" ;;
+	*) die "unknown bench configuration $1 (audit0 norules nevertask builtin uring match ten stig)" ;;
+	esac
+}

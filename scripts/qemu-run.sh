@@ -7,7 +7,8 @@
 # lines, on timeout, panic, oops, BUG, WARN, KASAN/lockdep reports or when
 # the guest never reports its end marker.
 # Environment: TIMEOUT (s, default 900), ICOUNT=1 (instruction-counting TCG:
-# -icount shift=0,sleep=off), SMP (default 2), MEM (default 1G), LOG (path).
+# -icount shift=0,sleep=off), SMP (default 2), MEM (default 1G), LOG (path),
+# QEMU_EXTRA (more QEMU arguments, e.g. a -plugin).
 set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-}"
@@ -41,7 +42,7 @@ set +e
 timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
 	-nodefaults -nographic -no-reboot -serial stdio -monitor none \
 	$accel_args -cpu max -smp "$SMP" -m "$MEM" \
-	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" \
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" ${QEMU_EXTRA:-} \
 	</dev/null >"$LOG" 2>&1
 qrc=$?
 set -e

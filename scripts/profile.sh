@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# profile.sh BASE: where a workload's guest instructions go, exactly, per
+# kernel function and per kernel instruction, on each kernel.
+#   WORKLOAD=getpid     an audit-bench workload (getpid stat openclose rw ...)
+#   RULES=norules       a bench configuration (audit0 norules nevertask
+#                       builtin ten stig)
+#   VARIANTS="base patched"  the kernels (any build-kernel variant)
+#   N=20000             iterations
+#   ANNOTATE=8          annotated listings of the hottest kernel functions
+# Each kernel boots under QEMU with -icount and with bench/qemu-profile.c, a
+# TCG plugin that counts every kernel instruction the guest executes
+# between audit-bench's profile_start() and profile_stop(): the timed loop.
+# The counts are exact; divided by the iterations they give instructions
+# per operation, and they must add up to what audit-bench measured through
+# the guest clock in the same run (checked).
+# Output: a table on stdout; build/profile/BASE-RULES-WORKLOAD.txt adds the
+# annotated disassembly (objdump of vmlinux).
+set -eu
+. "$(dirname "$0")/lib.sh"
+load_base "${1:-}"
+WORKLOAD=${WORKLOAD:-getpid}
+RULES=${RULES:-norules}
+VARIANTS=${VARIANTS:-base patched}
+N=${N:-20000}
+ANNOTATE=${ANNOTATE:-8}
+need objdump nm gcc awk sort
+args=$(bench_cfg_args "$RULES")
+
+if [ "${NOBUILD:-0}" != 1 ]; then
+	"$TOP/scripts/prepare.sh" "$BASE"
+	for v in $VARIANTS; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
+	"$TOP/scripts/initramfs.sh" "$BASE"
+fi
+
+OUT=$BUILD/profile
+mkdir -p "$OUT"
+so=$OUT/libqemu-profile.so
+gcc -shared -fPIC -O2 -Wall -o "$so" "$TOP/bench/qemu-profile.c"
+bench=$BDIR/bench/audit-bench
+addr() { nm "$bench" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
+start=$(addr profile_start) stop=$(addr profile_stop)
+[ -n "$start" ] && [ -n "$stop" ] || die "$bench has no profile_start/profile_stop"
+report=$OUT/$BASE-$RULES-$WORKLOAD.txt
+: > "$report"
+extra=
+case "$RULES" in uring) extra="-u+36+" ;; match) extra="-d+" ;; esac
+
+for v in $VARIANTS; do
+	k=$BDIR/$v${SUFFIX:-}
+	[ -f "$k/System.map" ] && [ -f "$k/vmlinux" ] || die "$k: no System.map or vmlinux; build it first"
+	log=$LOGS/$BASE-$v-profile-$RULES-$WORKLOAD.log
+	counts=$OUT/$v.counts
+	rm -f "$counts"
+	info "profile $BASE/$v, $RULES, $WORKLOAD: $N iterations"
+	QEMU_EXTRA="-plugin $so,start=$start,stop=$stop,out=$counts" \
+	ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${TIMEOUT:-1800} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
+		$args "harness.bench=$extra-n+$N+-r+1+$WORKLOAD" >/dev/null ||
+		die "the profiling boot failed (console: ${log#$TOP/})"
+	[ -s "$counts" ] || die "the plugin wrote no counts ($counts)"
+	line=$(grep -m1 "^BENCH $WORKLOAD rep=0 " "$log") || die "no BENCH line in ${log#$TOP/}"
+	ipo=${line##*ns_per_op=}
+	iters=$(echo "$line" | sed 's/.* iters=\([0-9]*\) .*/\1/')
+	windows=$(awk '$1 == "windows" { print $2 }' "$counts")
+	[ "$windows" = 1 ] || die "$v: $windows profiling windows (one expected)"
+	# kernel addresses and text symbols, merged in address order
+	{
+		awk '$2 ~ /^[tTwW]$/ { printf "%s S %s\n", $1, $3 }' "$k/System.map"
+		awk '$1 ~ /^ffff/ { print $1, "P", $2 }' "$counts"
+	} | LC_ALL=C sort -k1,1 -k2,2r > "$OUT/$v.merged"
+	awk -v it="$iters" '
+		$2 == "S" { fn = $3; start = $1; next }
+		{ n[fn] += $3; if (!(fn in first)) first[fn] = start }
+		END { for (f in n) printf "%s %.2f %s\n", f, n[f] / it, first[f] }
+	' "$OUT/$v.merged" | sort -k2,2gr > "$OUT/$v.functions"
+	awk -v it="$iters" '$1 == "user" { printf "(user) %.2f 0\n", $2 / it }' "$counts" >> "$OUT/$v.functions"
+	sum=$(awk '{ s += $2 } END { printf "%.1f", s }' "$OUT/$v.functions")
+	kern=$(awk '$1 != "(user)" { s += $2 } END { printf "%.1f", s }' "$OUT/$v.functions")
+	printf '%s/%s: %s instructions/op measured by the guest clock; counted: %s (%s in the kernel)\n' \
+		"$BASE" "$v" "$ipo" "$sum" "$kern" | tee -a "$report"
+	# the counts must agree with the clock (within 1%)
+	awk -v a="$ipo" -v b="$sum" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= a / 100) }' ||
+		die "$v: the plugin counted $sum instructions/op, the guest clock $ipo"
+	echo "$v $iters" >> "$OUT/.runs"
+done
+
+# one table, functions by their instructions/op on the last variant
+{
+	echo
+	printf '%-40s' "function"
+	for v in $VARIANTS; do printf ' %10s' "$v"; done
+	printf '\n'
+	cat $(for v in $VARIANTS; do echo "$OUT/$v.functions"; done) | awk '{ print $1 }' | sort -u |
+	while read -r f; do
+		printf '%-40s' "$f"
+		for v in $VARIANTS; do
+			x=$(awk -v f="$f" '$1 == f { print $2 }' "$OUT/$v.functions")
+			printf ' %10s' "${x:--}"
+		done
+		printf '\n'
+	done | sort -k$(( $(echo $VARIANTS | wc -w) + 1 ))gr |
+	awk '{ for (i = 2; i <= NF; i++) if ($i != "-" && $i >= 0.5) { print; next } }'
+	echo "(guest instructions per operation; functions under 0.5 on every kernel left out)"
+} | tee -a "$report"
+
+# instruction-level listings of the hottest kernel functions
+if [ "$ANNOTATE" -gt 0 ]; then
+	for v in $VARIANTS; do
+		k=$BDIR/$v${SUFFIX:-}
+		iters=$(awk -v v="$v" '$1 == v { print $2 }' "$OUT/.runs" | tail -1)
+		grep -v '^(user)' "$OUT/$v.functions" | head -n "$ANNOTATE" | while read -r f x start; do
+			end=$(awk -v s="$start" '$1 > s && $2 ~ /^[tTwW]$/ { print $1; exit }' "$k/System.map")
+			[ -n "$end" ] || continue
+			{
+				echo
+				echo "== $BASE/$v $f: $x instructions/op"
+				objdump -d --no-show-raw-insn --start-address=0x$start --stop-address=0x$end "$k/vmlinux" |
+				awk -v it="$iters" '
+					FNR == NR { c[$1] = $2; next }
+					/^ *ffffffff[0-9a-f]*:/ {
+						a = $1; sub(":", "", a)
+						if (a in c) printf "%8.3f %s\n", c[a] / it, $0
+						else printf "         %s\n", $0
+					}
+				' "$OUT/$v.counts" -
+			} >> "$report"
+		done
+	done
+fi
+rm -f "$OUT/.runs"
+info "report: ${report#$TOP/}"
