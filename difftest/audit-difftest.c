@@ -44,22 +44,11 @@
 #define MAX_STEPS	32
 #define STEP_MS		10000
 
-/* ---------- reproducible randomness (splitmix64) ---------- */
-
 static uint64_t rng_state;
-
-static uint64_t rnd64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static unsigned int rnd(unsigned int n)
 {
-	return n ? rnd64() % n : 0;
+	return audit_rand(&rng_state, n);
 }
 
 static bool chance(unsigned int pct)
@@ -338,7 +327,12 @@ static const struct op_desc ops_eq[] = {
 };
 
 /* syscalls the trace makes, and two it never makes */
-static const struct { int nr; const char *name; } sys_pool[] = {
+struct named_nr {
+	int nr;
+	const char *name;
+};
+
+static const struct named_nr sys_pool[] = {
 	{ SYS_open, "open" }, { SYS_openat, "openat" }, { SYS_stat, "stat" },
 	{ SYS_lstat, "lstat" }, { SYS_unlink, "unlink" }, { SYS_rename, "rename" },
 	{ SYS_mkdir, "mkdir" }, { SYS_rmdir, "rmdir" }, { SYS_chmod, "chmod" },
@@ -354,7 +348,7 @@ static const struct { int nr; const char *name; } sys_pool[] = {
 	{ SYS_mount, "mount" }, { SYS_reboot, "reboot" },
 };
 
-static const struct { int op; const char *name; } uring_pool[] = {
+static const struct named_nr uring_pool[] = {
 	{ IORING_OP_NOP, "NOP" }, { IORING_OP_OPENAT, "OPENAT" },
 	{ IORING_OP_CLOSE, "CLOSE" }, { IORING_OP_READ, "READ" },
 	{ IORING_OP_WRITE, "WRITE" }, { IORING_OP_STATX, "STATX" },
@@ -481,6 +475,24 @@ static void gen_field(struct gen_rule *g, bool uring)
 	}
 }
 
+/* all (@all_pct percent of the time), or 1 to @max of @pool */
+static void gen_mask(struct gen_rule *g, unsigned int all_pct, unsigned int max,
+		     const struct named_nr *pool, unsigned int npool)
+{
+	unsigned int n, i;
+
+	if (chance(all_pct)) {
+		audit_rule_all_syscalls(&g->r);
+		desc(g, " -S all");
+		return;
+	}
+	for (n = 1 + rnd(max); n; n--) {
+		i = rnd(npool);
+		audit_rule_syscall(&g->r, pool[i].nr);
+		desc(g, " -S %s", pool[i].name);
+	}
+}
+
 static void gen_rule(struct gen_rule *g)
 {
 	static const struct { __u32 list; const char *name; } lists[] = {
@@ -510,30 +522,12 @@ static void gen_rule(struct gen_rule *g)
 					 AUDIT_ARCH_NATIVE);
 			desc(g, " -F arch%sb64", ne ? "!=" : "=");
 		}
-		if (chance(15)) {
-			audit_rule_all_syscalls(&g->r);
-			desc(g, " -S all");
-		} else {
-			for (n = 1 + rnd(4); n; n--) {
-				i = rnd(NOPS(sys_pool));
-				audit_rule_syscall(&g->r, sys_pool[i].nr);
-				desc(g, " -S %s", sys_pool[i].name);
-			}
-		}
+		gen_mask(g, 15, 4, sys_pool, NOPS(sys_pool));
 		for (n = rnd(4); n; n--)
 			gen_field(g, false);
 		break;
 	case AUDIT_FILTER_URING_EXIT:
-		if (chance(25)) {
-			audit_rule_all_syscalls(&g->r);
-			desc(g, " -S all");
-		} else {
-			for (n = 1 + rnd(3); n; n--) {
-				i = rnd(NOPS(uring_pool));
-				audit_rule_syscall(&g->r, uring_pool[i].op);
-				desc(g, " -S %s", uring_pool[i].name);
-			}
-		}
+		gen_mask(g, 25, 3, uring_pool, NOPS(uring_pool));
 		for (n = rnd(3); n; n--)
 			gen_field(g, true);
 		break;
@@ -767,7 +761,7 @@ static long uring_op(const struct step *s)
 	static struct statx stx;
 	static char buf[64];
 	char a[64], b[64];
-	int op = uring_pool[s->b].op;
+	int op = uring_pool[s->b].nr;
 
 	if (!have_ring) {
 		int ret = ring_init(&ring);

@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,23 @@ struct audit_nl {
 	struct audit_rule tracked[AUDIT_MAX_TRACKED];
 	unsigned int marker;
 };
+
+/* ---------- a seeded generator (splitmix64) for reproducible tests ---------- */
+
+static inline uint64_t audit_rand64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* uniform enough in [0, n) for test generators; 0 when n is 0 */
+static inline unsigned int audit_rand(uint64_t *state, unsigned int n)
+{
+	return n ? audit_rand64(state) % n : 0;
+}
 
 /* ---------- records ---------- */
 

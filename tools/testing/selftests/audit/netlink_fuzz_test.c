@@ -29,16 +29,12 @@ static uint64_t rng;
 
 static uint64_t rnd64(void)
 {
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return audit_rand64(&rng);
 }
 
 static unsigned int rnd(unsigned int n)
 {
-	return n ? rnd64() % n : 0;
+	return audit_rand(&rng, n);
 }
 
 static const __u32 fields[] = {
