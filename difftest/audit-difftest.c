@@ -44,7 +44,7 @@
 #define MAX_STEPS	32
 #define STEP_MS		10000
 
-static uint64_t rng_state;
+static __u64 rng_state;
 
 static unsigned int rnd(unsigned int n)
 {

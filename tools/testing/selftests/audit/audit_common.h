@@ -23,7 +23,6 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,9 +82,9 @@ struct audit_nl {
 
 /* ---------- a seeded generator (splitmix64) for reproducible tests ---------- */
 
-static inline uint64_t audit_rand64(uint64_t *state)
+static inline __u64 audit_rand64(__u64 *state)
 {
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	__u64 z = (*state += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -93,7 +92,7 @@ static inline uint64_t audit_rand64(uint64_t *state)
 }
 
 /* uniform enough in [0, n) for test generators; 0 when n is 0 */
-static inline unsigned int audit_rand(uint64_t *state, unsigned int n)
+static inline unsigned int audit_rand(__u64 *state, unsigned int n)
 {
 	return n ? audit_rand64(state) % n : 0;
 }

@@ -47,9 +47,10 @@
  */
 #define WINDOW		512
 
+/* shared between the processes; the flags and counters read across them */
 struct shared {
-	volatile int stop;
-	volatile unsigned long counted_sys, counted_uring;
+	int stop;
+	unsigned long counted_sys, counted_uring;
 	unsigned long getppid_calls[WORKERS][THREADS];
 	unsigned long openat_done;
 	unsigned long churn_adds, churn_dels, churn_errors;
@@ -57,6 +58,10 @@ struct shared {
 };
 
 static struct shared *sh;
+
+/* the processes poll these without locks: no torn or cached reads */
+#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 static unsigned long total_calls(void)
 {
@@ -74,10 +79,10 @@ static void *worker_thread(void *arg)
 	unsigned long *calls = arg;
 	struct stat st;
 
-	while (!sh->stop) {
+	while (!LOAD(sh->stop)) {
 		syscall(SYS_getppid);
 		__atomic_store_n(calls, *calls + 1, __ATOMIC_RELAXED);
-		while (total_calls() > sh->counted_sys + WINDOW && !sh->stop)
+		while (total_calls() > LOAD(sh->counted_sys) + WINDOW && !LOAD(sh->stop))
 			usleep(1000);
 		/* calls no rule matches */
 		syscall(SYS_getpid);
@@ -111,7 +116,7 @@ static int uring_worker(void *arg)
 		sh->uring_error = 1;
 		return 1;
 	}
-	while (!sh->stop) {
+	while (!LOAD(sh->stop)) {
 		memset(&sqe, 0, sizeof(sqe));
 		sqe.opcode = IORING_OP_OPENAT;
 		sqe.fd = AT_FDCWD;
@@ -124,7 +129,8 @@ static int uring_worker(void *arg)
 		}
 		sh->openat_done++;
 		close(fd);
-		while (sh->openat_done > sh->counted_uring + WINDOW / 4 && !sh->stop)
+		while (sh->openat_done > LOAD(sh->counted_uring) + WINDOW / 4 &&
+		       !LOAD(sh->stop))
 			usleep(1000);
 		memset(&sqe, 0, sizeof(sqe));
 		sqe.opcode = IORING_OP_NOP;
@@ -133,6 +139,9 @@ static int uring_worker(void *arg)
 	return 0;
 }
 
+static const int other_syscalls[] = { SYS_acct, SYS_mount, SYS_swapon, SYS_reboot };
+static const int other_opcodes[] = { IORING_OP_READ, IORING_OP_WRITE, IORING_OP_STATX };
+
 /* the churner's rule number @i: never changes what the workers' calls record */
 static struct audit_rule churn_rule(unsigned int i)
 {
@@ -140,8 +149,8 @@ static struct audit_rule churn_rule(unsigned int i)
 
 	switch (i % 7) {
 	case 0:		/* another syscall */
-		r = audit_exit_rule(AUDIT_ALWAYS, (int[]){ SYS_acct, SYS_mount,
-				    SYS_swapon, SYS_reboot }[i / 7 % 4], 0, "churn_other");
+		r = audit_exit_rule(AUDIT_ALWAYS, other_syscalls[i / 7 % 4], 0,
+				    "churn_other");
 		break;
 	case 1:		/* getppid, in front, for a uid no task has */
 		r = audit_exit_rule(AUDIT_NEVER, SYS_getppid, 0, "churn_front");
@@ -153,8 +162,7 @@ static struct audit_rule churn_rule(unsigned int i)
 		audit_rule_field(&r, AUDIT_EXIT, AUDIT_GREATER_THAN_OR_EQUAL, i % 5);
 		break;
 	case 3:		/* io_uring, another opcode */
-		r = uring_rule((int[]){ IORING_OP_READ, IORING_OP_WRITE,
-			       IORING_OP_STATX }[i / 7 % 3], "churn_uring_other");
+		r = uring_rule(other_opcodes[i / 7 % 3], "churn_uring_other");
 		break;
 	case 4:		/* io_uring OPENAT, in front, for a uid no task has */
 		r = uring_rule(IORING_OP_OPENAT, "churn_uring_front");
@@ -185,7 +193,7 @@ static int churner(void *arg)
 	/* a second netlink socket; the test process stays the audit daemon */
 	if (audit_open(&c))
 		return 1;
-	while (!sh->stop) {
+	while (!LOAD(sh->stop)) {
 		j = i % 32;
 		if (live[j].d) {
 			ret = audit_rule_send(&c, AUDIT_DEL_RULE, &live[j]);
@@ -253,12 +261,12 @@ FIXTURE_TEARDOWN(churn)
 }
 
 /* count the permanent rules' records among those queued, then drop them */
-static void count_records(struct audit_nl *nl, int upto, unsigned long *sys,
+static void count_records(struct audit_nl *nl, int end, unsigned long *sys,
 			  unsigned long *uring, unsigned long *wrong)
 {
 	int i;
 
-	for (i = 0; i < upto; i++) {
+	for (i = 0; i < end; i++) {
 		const struct audit_record *r = &nl->rec[i];
 
 		if (r->type == AUDIT_SYSCALL) {
@@ -276,8 +284,8 @@ static void count_records(struct audit_nl *nl, int upto, unsigned long *sys,
 				(*wrong)++;
 		}
 	}
-	sh->counted_sys = *sys;
-	sh->counted_uring = *uring;
+	STORE(sh->counted_sys, *sys);
+	STORE(sh->counted_uring, *uring);
 }
 
 /*
@@ -354,7 +362,7 @@ TEST_F_TIMEOUT(churn, rules_change_under_load, 600)
 		count_records(&self->nl, self->nl.nrec, &sys, &uring, &wrong);
 		audit_records_clear(&self->nl);
 	}
-	sh->stop = 1;
+	STORE(sh->stop, 1);
 	for (i = 0; i < WORKERS + 2; i++) {
 		while (waitpid(pids[i], &st, WNOHANG) == 0) {
 			audit_recv_one(&self->nl, 20, NULL, 0, NULL);
@@ -370,8 +378,9 @@ TEST_F_TIMEOUT(churn, rules_change_under_load, 600)
 	for (i = 0; i < WORKERS; i++)
 		for (j = 0; j < THREADS; j++)
 			calls += sh->getppid_calls[i][j];
-	TH_LOG("%lu getppid calls, %lu records; %lu OPENAT requests, %lu records; churn: %lu adds, %lu deletes",
-	       calls, sys, sh->openat_done, uring, sh->churn_adds, sh->churn_dels);
+	TH_LOG("getppid: %lu calls, %lu records; OPENAT: %lu requests, %lu records",
+	       calls, sys, sh->openat_done, uring);
+	TH_LOG("churn: %lu rules added, %lu deleted", sh->churn_adds, sh->churn_dels);
 	ASSERT_EQ(0, sh->uring_error);
 	EXPECT_LE(MIN_CALLS, calls);
 	EXPECT_LE(MIN_OPENAT, sh->openat_done);

@@ -25,9 +25,9 @@
 
 #define MAX_MODEL	512
 
-static uint64_t rng;
+static __u64 rng;
 
-static uint64_t rnd64(void)
+static __u64 rnd64(void)
 {
 	return audit_rand64(&rng);
 }
@@ -147,7 +147,7 @@ static enum shape damage(struct audit_rule *r, size_t *len)
 	}
 }
 
-static const char *shape_name[] = {
+static const char *const shape_name[] = {
 	"well formed", "truncated", "too many fields", "string overrun", "mutated",
 };
 
