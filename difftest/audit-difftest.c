@@ -183,7 +183,8 @@ static bool is_pid_syscall(const struct audit_record *r)
 
 	return nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork ||
 	       nr == SYS_wait4 || nr == SYS_clone3 || nr == SYS_getpid ||
-	       nr == SYS_getppid || nr == SYS_gettid;
+	       nr == SYS_getppid || nr == SYS_gettid ||
+	       nr == SYS_set_tid_address;
 }
 
 /* above the static binary's base, below the top of user space */

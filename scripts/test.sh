@@ -10,6 +10,9 @@
 # hit) run in a boot of their own, which must end in that crash.
 # Then the differential record test (scripts/difftest.sh, DIFF_SEEDS seeds,
 # default 200) compares the base and patched kernels; DIFFTEST=0 skips it.
+# PREFIXES=1 also tests every prefix of the series (VARIANT=pN), each against
+# the fixed-by=N marks of patches/BASE/base-xfail: a tree that cannot be
+# bisected fails here.
 # DEBUG=1 does all of it on debug kernels (Kconfig/debug.config: KASAN,
 # KFENCE, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_LIST), built in
 # build/BASE/VARIANT-debug; any splat in a console fails the run.
@@ -38,12 +41,27 @@ for b in $BASES; do
 	"$TOP/scripts/initramfs.sh" "$b" || { problems="$problems $b:initramfs"; continue; }
 	load_base "$b"
 	all=$(cat "$BDIR/initramfs/kselftest/audit/list")
-	for v in $VARIANTS; do
-		# on the base kernel the tests of what the series changes must fail
-		xfail= crash=
-		if [ "$v" = base ] && [ -f "$PATCHDIR/base-xfail" ]; then
-			xfail=$PATCHDIR/base-xfail
-			crash=$(awk '!/^#/ && $2 == "crash" { print $1 }' "$xfail")
+	vs=$VARIANTS
+	if [ "${PREFIXES:-0}" = 1 ]; then
+		n=$(series_patches | wc -l)
+		vs="base $(seq -f 'p%g' 1 $((n - 1)) | tr '\n' ' ')patched"
+		for v in $vs; do
+			"$TOP/scripts/build-kernel.sh" "$b" "$v" || { problems="$problems $b/$v:build"; continue 2; }
+		done
+	fi
+	for v in $vs; do
+		# on the base kernel (and on prefixes of the series) the tests of
+		# what the series (or the rest of it) changes must fail
+		xfail= crash= k=
+		case "$v" in base) k=0 ;; p[0-9]*) k=${v#p} ;; esac
+		if [ -n "$k" ] && [ -f "$PATCHDIR/base-xfail" ]; then
+			xfail=$BUILD/xfail-$b-$v$S
+			awk -v k="$k" '!/^#/ && NF {
+				n = 1000
+				for (i = 2; i <= NF; i++) if ($i ~ /^fixed-by=/) n = substr($i, 10) + 0
+				if (n > k) print }' "$PATCHDIR/base-xfail" > "$xfail"
+			crash=$(awk '$2 == "crash" { print $1 }' "$xfail")
+			[ -s "$xfail" ] || xfail=
 		fi
 		while IFS='|' read -r boot args progs; do
 			[ -n "$boot" ] || continue
