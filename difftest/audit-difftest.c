@@ -216,6 +216,11 @@ static void emit_record(const struct audit_record *r)
 		     is_pid_syscall(r) && atol(val) > 0)) {
 			snprintf(out, sizeof(out), "P%d", idmap_get(&pids, val));
 			val = out;
+		} else if (!strcmp(k, "comm") && (!strncmp(val, "iou-wrk-", 8) ||
+						  !strncmp(val, "iou-sqp-", 8))) {
+			/* io_uring's threads are named after their creator's pid */
+			snprintf(out, sizeof(out), "%.8sP%d", val, idmap_get(&pids, val + 8));
+			val = out;
 		} else if (!strcmp(k, "inode") || !strcmp(k, "ino")) {
 			snprintf(out, sizeof(out), "I%d", idmap_get(&inodes, val));
 			val = out;
