@@ -1147,6 +1147,15 @@ int main(int argc, char **argv)
 		write_file("/proc/sys/kernel/randomize_va_space", "0");
 		write_file("/proc/sys/fs/protected_symlinks", "1");
 		write_file("/proc/sys/fs/protected_hardlinks", "1");
+		/*
+		 * Programs the trace execs ask getrandom(GRND_NONBLOCK) for
+		 * a seed and take another path on EAGAIN: wait here until the
+		 * pool is ready, so that no boot is early enough to see that.
+		 */
+		char seed[16];
+
+		if (syscall(SYS_getrandom, seed, sizeof(seed), 0) < 0)
+			perror("audit-difftest: getrandom");
 		char *a;
 
 		for (i = 1; i < argc; i++)
