@@ -21,7 +21,7 @@
  * middle of a syscall: a seccomp filter (RET_LOG, RET_ERRNO), protected
  * symlink and hardlink denials (ANOM_LINK), capset (CAPSET), a crashing
  * process (ANOM_ABEND), exec (EXECVE), unix socket bind (SOCKADDR), pipe
- * (FD_PAIR). io_uring requests use only opcodes whose audit policy the
+ * (FD_PAIR), a signal to a process group (OBJ_PID, one or two targets). io_uring requests use only opcodes whose audit policy the
  * series leaves alone (the policy changes are uring_policy_test's).
  */
 #define _GNU_SOURCE
@@ -571,7 +571,7 @@ enum {
 	T_RENAME, T_MKDIR, T_RMDIR, T_CHMOD, T_FCHMOD, T_LCHOWN, T_LINK,
 	T_SYMLINK, T_READLINK, T_TRUNCATE, T_SETXATTR, T_ACCESS, T_BADPTR,
 	T_EXEC, T_EXEC_NX, T_SECCOMP, T_ANOM_SYMLINK, T_ANOM_HARDLINK, T_CAPSET,
-	T_CRASH, T_PIPE, T_SOCKET, T_AS_USER, T_URING, T_NR
+	T_CRASH, T_PIPE, T_SOCKET, T_KILL, T_AS_USER, T_URING, T_NR
 };
 
 static const char *const t_names[T_NR] = {
@@ -579,7 +579,7 @@ static const char *const t_names[T_NR] = {
 	"rename", "mkdir", "rmdir", "chmod", "fchmod", "lchown", "link",
 	"symlink", "readlink", "truncate", "setxattr", "access", "badptr",
 	"exec", "exec_nx", "seccomp", "anom_symlink", "anom_hardlink", "capset",
-	"crash", "pipe", "socket", "as_user", "io_uring",
+	"crash", "pipe", "socket", "kill", "as_user", "io_uring",
 };
 
 struct step {
@@ -759,6 +759,37 @@ static int gc_crash(const struct step *s)
 	return 0;
 }
 
+/*
+ * kill(0, 0) to a process group of its own: the signal's targets become
+ * OBJ_PID records, the first through the context's target_* fields, the
+ * others through its aux_pids list. With flags bit 0 the group has a
+ * second member, a child that has exited: a zombie stays in its group
+ * until it is reaped, and waiting for it first (without reaping it)
+ * orders its exit records before ours. No argument holds a raw pid.
+ */
+static int gc_kill(const struct step *s)
+{
+	siginfo_t si;
+	long r;
+
+	if (syscall(SYS_setpgid, 0, 0))
+		return 2;
+	if (s->flags & 1) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 3;
+		if (!pid)
+			_exit(0);
+		if (syscall(SYS_waitid, P_ALL, 0, &si, WEXITED | WNOWAIT, NULL))
+			return 4;
+	}
+	r = syscall(SYS_kill, 0, 0) ? errno : 0;
+	if (s->flags & 1)
+		syscall(SYS_wait4, -1, NULL, 0, NULL);
+	return r;
+}
+
 static int gc_as_user(const struct step *s)
 {
 	if (syscall(SYS_setresgid, 1000, 1000, 1000) ||
@@ -910,6 +941,8 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 		return in_grandchild(gc_capset, &s);
 	case T_CRASH:
 		return in_grandchild(gc_crash, &s);
+	case T_KILL:
+		return in_grandchild(gc_kill, &s);
 	case T_PIPE: {
 		int p[2];
 
