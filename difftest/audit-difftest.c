@@ -21,8 +21,9 @@
  * middle of a syscall: a seccomp filter (RET_LOG, RET_ERRNO), protected
  * symlink and hardlink denials (ANOM_LINK), capset (CAPSET), a crashing
  * process (ANOM_ABEND), exec (EXECVE), unix socket bind (SOCKADDR), pipe
- * (FD_PAIR), a signal to a process group (OBJ_PID, one or two targets). io_uring requests use only opcodes whose audit policy the
- * series leaves alone (the policy changes are uring_policy_test's).
+ * (FD_PAIR), a signal to a process group (OBJ_PID, one or two targets).
+ * io_uring requests use only opcodes whose audit policy the series leaves
+ * alone (the policy changes are uring_policy_test's).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
