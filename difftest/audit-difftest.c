@@ -22,6 +22,7 @@
  * symlink and hardlink denials (ANOM_LINK), capset (CAPSET), a crashing
  * process (ANOM_ABEND), exec (EXECVE), unix socket bind (SOCKADDR), pipe
  * (FD_PAIR), a signal to a process group (OBJ_PID, one or two targets).
+ * Between two steps it sometimes deletes one of the loaded rules.
  * io_uring requests use only opcodes whose audit policy the series leaves
  * alone (the policy changes are uring_policy_test's).
  */
@@ -1056,11 +1057,32 @@ static void emit_upto(int m)
 
 /* ---------- one seed ---------- */
 
-static unsigned long rules_ok, rules_total;
+static unsigned long rules_ok, rules_total, rules_deleted;
+
+/* between two steps of the trace: delete one of the loaded rules */
+static void delete_rule(struct gen_rule *rules, bool *live, int nrules)
+{
+	int i, n = 0, pick, ret;
+
+	for (i = 0; i < nrules; i++)
+		n += live[i];
+	if (!n)
+		return;
+	pick = rnd(n);
+	for (i = 0; i < nrules; i++)
+		if (live[i] && !pick--)
+			break;
+	ret = audit_rule_send(&nl, AUDIT_DEL_RULE, &rules[i].r);
+	emit("delete rule %d -> %s", i, ret ? strerror(-ret) : "ok");
+	live[i] = false;
+	rules_deleted += !ret;
+	collect("delete");
+}
 
 static void run_seed(unsigned long seed)
 {
 	struct gen_rule rules[MAX_RULES];
+	bool live[MAX_RULES];
 	struct step steps[MAX_STEPS];
 	int nrules, nsteps, i, m, ok = 0, go[2], st;
 	long r;
@@ -1087,7 +1109,9 @@ static void run_seed(unsigned long seed)
 		emit("rule %d: %s -> %s", i, rules[i].desc,
 		     ret ? strerror(-ret) : "ok");
 		ok += !ret;
-		audit_rule_free(&rules[i].r);
+		live[i] = !ret;
+		/* the kernel keeps (and matches deletes) without PREPEND */
+		rules[i].r.d->flags &= ~AUDIT_FILTER_PREPEND;
 	}
 	rules_ok += ok;
 	rules_total += nrules;
@@ -1122,6 +1146,8 @@ static void run_seed(unsigned long seed)
 	for (i = 0; i < nsteps; i++) {
 		char what[16];
 
+		if (chance(15))
+			delete_rule(rules, live, nrules);
 		describe_step(d, sizeof(d), &steps[i]);
 		snprintf(what, sizeof(what), "step%d", i);
 		if (write(go[1], "g", 1) != 1 || (m = wait_marker(what, &r)) < 0) {
@@ -1144,6 +1170,8 @@ static void run_seed(unsigned long seed)
 	i = audit_flush_rules(&nl);
 	emit("flush: %d", i);
 	collect("flush");
+	for (i = 0; i < nrules; i++)
+		audit_rule_free(&rules[i].r);
 
 	printf("DIFFTEST seed=%lu rules=%d/%d steps=%d records=%d hash=%016llx\n",
 	       seed, ok, nrules, nsteps, tr_records,
@@ -1265,7 +1293,8 @@ int main(int argc, char **argv)
 		for (seed = first; seed < first + count; seed++)
 			run_seed(seed);
 	}
-	printf("DIFFTEST-COVERAGE rules accepted %lu of %lu\n", rules_ok, rules_total);
+	printf("DIFFTEST-COVERAGE rules accepted %lu of %lu, deleted during the trace %lu\n",
+	       rules_ok, rules_total, rules_deleted);
 	for (i = 0; i < 64 && seen[i].type; i++)
 		printf("DIFFTEST-COVERAGE %s %lu\n", type_name(seen[i].type), seen[i].n);
 	audit_set_status(&nl, AUDIT_STATUS_PID, 0, 0);

@@ -99,7 +99,7 @@ for s in $(echo "$list" | tr ',' ' '); do
 	grep '^rule ' "$OUT/seed-$s.A-$A" | sed 's/^/    /'
 	if [ -n "$first" ]; then
 		# the step whose records differ: the last heading both share
-		step=$(head -n "$((first - 1))" "$OUT/seed-$s.A-$A" | grep -E '^(step [0-9]+|start|exit|flush|rule [0-9]+)' | tail -1)
+		step=$(head -n "$((first - 1))" "$OUT/seed-$s.A-$A" | grep -E '^(step [0-9]+|start|exit|flush|rule [0-9]+|delete rule [0-9]+)' | tail -1)
 		echo "  first difference at transcript line $first, in: ${step:-the rule set}"
 		echo "    $A: $(sed -n "${first}p" "$OUT/seed-$s.A-$A")"
 		echo "    $B: $(sed -n "${first}p" "$OUT/seed-$s.B-$B")"

@@ -729,6 +729,71 @@ TEST_F(filter, prepend_goes_first)
 	EXPECT_EQ(1, audit_count_syscall(nl, __NR_lseek, pid));
 }
 
+/* ---- deleting rules ---- */
+
+/* deleting one of two rules on a syscall leaves the other matching it */
+TEST_F(filter, delete_keeps_other_rule_on_syscall)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_lseek, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, "t_first");
+		ADD(nl, &rule);
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, "t_second");
+		ADD(nl, &rule);
+		ASSERT_EQ(0, audit_del(nl, 0));
+	}));
+	EXPECT_RECORD(nl, __NR_lseek, pid, "t_second");
+	EXPECT_EQ(1, audit_count_syscall(nl, __NR_lseek, pid));
+}
+
+/* deleting a -S all rule leaves the rules on single syscalls matching */
+TEST_F(filter, delete_all_syscalls_rule_keeps_others)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_three_syscalls, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, child, "t_one");
+		ADD(nl, &rule);
+		rule = audit_exit_rule(AUDIT_ALWAYS, -1, child, "t_all");
+		rule.d->flags |= AUDIT_FILTER_PREPEND;
+		ADD(nl, &rule);
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_lseek, child, "t_two");
+		ADD(nl, &rule);
+		ASSERT_EQ(0, audit_del(nl, 1));
+	}));
+	EXPECT_RECORD(nl, __NR_getppid, pid, "t_one");
+	EXPECT_RECORD(nl, __NR_lseek, pid, "t_two");
+	EXPECT_NO_RECORD(nl, __NR_getpid, pid);
+	EXPECT_NO_RECORD(nl, __NR_exit_group, pid);
+}
+
+/* a rule added after every rule on its syscall was deleted matches */
+TEST_F(filter, add_after_delete)
+{
+	struct audit_nl *nl = &self->nl;
+	struct audit_rule rule;
+	pid_t pid;
+
+	pid = RUN_CHILD(nl, child_getpid_getppid, ({
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_getpid, child, "t_gone");
+		ADD(nl, &rule);
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, child, "t_gone");
+		ADD(nl, &rule);
+		ASSERT_EQ(0, audit_del(nl, 0));
+		ASSERT_EQ(0, audit_del(nl, 1));
+		rule = audit_exit_rule(AUDIT_ALWAYS, __NR_getpid, child, "t_new");
+		ADD(nl, &rule);
+	}));
+	EXPECT_RECORD(nl, __NR_getpid, pid, "t_new");
+	EXPECT_EQ(1, audit_count_syscall(nl, __NR_getpid, pid));
+	EXPECT_NO_RECORD(nl, __NR_getppid, pid);
+}
+
 /* ---- the task list ---- */
 
 static struct audit_rule task_never(void)
