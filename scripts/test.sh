@@ -7,7 +7,9 @@
 # the selftests, and once more for those that need kernel arguments
 # (never_task_test: audit=1 audit_never_task=1). On the base kernel, the
 # programs patches/BASE/base-xfail marks "crash" (the series fixes a BUG they
-# hit) run in a boot of their own, which must end in that crash.
+# hit) run in a boot of their own, which must end in that crash; those it
+# marks "alone" (on a kernel that fails them they leave it in a state that
+# fails other programs) run in a boot of their own, with their TAP checked.
 # Then the differential record test (scripts/difftest.sh, DIFF_SEEDS seeds,
 # default 200) compares the base and patched kernels; DIFFTEST=0 skips it.
 # PREFIXES=1 also tests every prefix of the series (VARIANT=pN), each against
@@ -52,7 +54,7 @@ for b in $BASES; do
 	for v in $vs; do
 		# on the base kernel (and on prefixes of the series) the tests of
 		# what the series (or the rest of it) changes must fail
-		xfail= crash= k=
+		xfail= crash= alone= k=
 		case "$v" in base) k=0 ;; p[0-9]*) k=${v#p} ;; esac
 		if [ -n "$k" ] && [ -f "$PATCHDIR/base-xfail" ]; then
 			xfail=$BUILD/xfail-$b-$v$S
@@ -61,14 +63,16 @@ for b in $BASES; do
 				for (i = 2; i <= NF; i++) if ($i ~ /^fixed-by=/) n = substr($i, 10) + 0
 				if (n > k) print }' "$PATCHDIR/base-xfail" > "$xfail"
 			crash=$(awk '$2 == "crash" { print $1 }' "$xfail")
+			alone=$(awk '$2 == "alone" { print $1 }' "$xfail")
 			[ -s "$xfail" ] || xfail=
 		fi
 		while IFS='|' read -r boot args progs; do
 			[ -n "$boot" ] || continue
 			[ "$boot" = default ] && boot=
-			# a program that crashes this kernel gets a boot of its own
-			if [ -z "$boot" ] && [ -n "$crash" ]; then
-				progs=$(for p in $all; do case " $(echo $crash) " in *" $p "*) ;; *) echo "$p" ;; esac; done)
+			# a program that crashes this kernel, or leaves it in a
+			# state that fails other programs, gets a boot of its own
+			if [ -z "$boot" ] && [ -n "$crash$alone" ]; then
+				progs=$(for p in $all; do case " $(echo $crash $alone) " in *" $p "*) ;; *) echo "$p" ;; esac; done)
 			fi
 			if [ "$boot" = crash ]; then
 				[ -n "$crash" ] || continue
@@ -118,6 +122,7 @@ for b in $BASES; do
 		default||
 		never-task|audit=1 audit_never_task=1|never_task_test
 		crash||
+		$(for p in $alone; do echo "alone-$p||$p"; done)
 		BOOTS
 	done
 	# the differential record test: base and patched must emit the same

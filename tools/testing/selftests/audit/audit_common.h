@@ -870,6 +870,34 @@ static inline int audit_child_finish(struct audit_child *c)
 	return status;
 }
 
+/*
+ * A record logged during a syscall, by other code than the syscall hooks:
+ * a child (audit_run_child(audit_child_set_enabled, &value, ...)) sets
+ * audit_enabled to @value, the value it has, from a netlink socket of its
+ * own. The kernel logs a CONFIG_CHANGE record (op=set audit_enabled=N
+ * old=N) during the child's sendto() and takes the syscall's serial for
+ * it. Returns 0, or the step that failed.
+ */
+#define AUDIT_SET_ENABLED_LEN	NLMSG_LENGTH(sizeof(struct audit_status))
+
+static inline int audit_child_set_enabled(void *arg)
+{
+	struct audit_nl *nl = calloc(1, sizeof(*nl));
+
+	if (!nl || audit_open(nl))
+		return 10;
+	if (audit_set_status(nl, AUDIT_STATUS_ENABLED, *(__u32 *)arg, 0))
+		return 11;
+	return 0;
+}
+
+static inline bool audit_match_set_enabled(const struct audit_record *r,
+					   const void *arg)
+{
+	return r->type == AUDIT_CONFIG_CHANGE && audit_field_is(r, "op", "set") &&
+	       audit_field(r, "audit_enabled");
+}
+
 #ifdef FIXTURE
 /*
  * For a fixture's setup: become the audit daemon, or skip the test when

@@ -899,6 +899,53 @@ TEST_F(filter, user_message)
 	EXPECT_TRUE(audit_field_is(&nl->rec[i], "uid", "0"));
 }
 
+/*
+ * A record logged during a syscall with no rule loaded. The context was a
+ * dummy at entry; the record makes it one no longer (audit_log_start()),
+ * so at exit the syscall's SYSCALL record goes out with it, and must name
+ * the syscall, its arch and its arguments as the entry saw them.
+ */
+TEST_F(filter, record_during_syscall_without_rules)
+{
+	struct audit_nl *nl = &self->nl;
+	const struct audit_record *r, *sys;
+	struct audit_status st;
+	char arch[16], len[16];
+	int status, i;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_list_rules(nl, NULL, 0));
+	ASSERT_EQ(0, audit_get_status(nl, &st));
+	pid = audit_run_child(audit_child_set_enabled, &st.enabled, &status);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_LE(0, audit_sync(nl));
+	i = audit_find(nl, 0, audit_match_set_enabled, NULL);
+	if (i < 0)
+		audit_dump(nl);
+	ASSERT_LE(0, i);
+	r = &nl->rec[i];
+	sys = audit_event_record(nl, r->serial, AUDIT_SYSCALL, 0);
+	if (!sys)
+		audit_dump(nl);
+	ASSERT_NE(NULL, sys) {
+		TH_LOG("the record came without its syscall's SYSCALL record");
+	}
+	snprintf(arch, sizeof(arch), "%x", AUDIT_ARCH_NATIVE);
+	snprintf(len, sizeof(len), "%zx", (size_t)AUDIT_SET_ENABLED_LEN);
+	EXPECT_TRUE(audit_field_is(sys, "arch", arch) &&
+		    audit_field_is_num(sys, "syscall", __NR_sendto) &&
+		    audit_field_is_num(sys, "pid", pid) &&
+		    audit_field_is(sys, "success", "yes") &&
+		    audit_field_is_num(sys, "exit", AUDIT_SET_ENABLED_LEN) &&
+		    audit_field_is(sys, "a2", len) &&
+		    audit_field_is(sys, "a3", "0") &&
+		    audit_field_is(sys, "items", "0")) {
+		TH_LOG("not the child's sendto(): %s", sys->text);
+	}
+}
+
 /* ---- rules changing while syscalls run ---- */
 
 struct churn_shared {

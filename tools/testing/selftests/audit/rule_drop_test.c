@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Audit selftests: rules the kernel drops by itself. A watch goes when the
+ * directory that holds its path is deleted, a directory rule (dir=) when
+ * its directory is. Each drop logs a CONFIG_CHANGE record, and afterwards
+ * the kernel must behave as if the rule had never been loaded: with no
+ * rule left, a syscall's context is a dummy again. The tests see that in
+ * the event of a record logged during a syscall (a CONFIG_CHANGE record,
+ * logged in the sendto() of a task that sets audit_enabled): it must have
+ * the same records as before the rule was added, and no SOCKADDR record,
+ * which only a context that is not a dummy collects.
+ *
+ * A kernel that forgets to uncount a dropped rule keeps every context
+ * filled in for the rest of the boot; test.sh runs this program in a boot
+ * of its own on the kernels that fail it (base-xfail "alone").
+ */
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "../kselftest_harness.h"
+#include "audit_common.h"
+
+FIXTURE(drop) {
+	struct audit_nl nl;
+	char dir[64];		/* the scratch directory */
+	char sub[80];		/* dir/sub: the directory the test deletes */
+	char path[96];		/* dir/sub/file: what the watch names */
+};
+
+FIXTURE_SETUP(drop)
+{
+	audit_fixture_setup(_metadata, &self->nl);
+	snprintf(self->dir, sizeof(self->dir), "/tmp/audit_drop_XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->sub, sizeof(self->sub), "%s/sub", self->dir);
+	snprintf(self->path, sizeof(self->path), "%s/file", self->sub);
+	ASSERT_EQ(0, mkdir(self->sub, 0755));
+}
+
+FIXTURE_TEARDOWN(drop)
+{
+	audit_fixture_teardown(&self->nl);
+	rmdir(self->sub);
+	if (self->dir[0] && rmdir(self->dir))
+		fprintf(stderr, "# could not remove %s\n", self->dir);
+}
+
+#define MAX_TYPES 16
+
+struct probe {
+	int n;			/* records in the event */
+	int type[MAX_TYPES];	/* their types, in order */
+};
+
+/*
+ * A child makes the kernel log a CONFIG_CHANGE record in its sendto();
+ * store the types of the records of that event. What the event holds
+ * besides the CONFIG_CHANGE record depends on the context: one that is not
+ * a dummy (a rule is loaded) has collected the sendto()'s address, so the
+ * event has a SOCKADDR record. @when names the step of the test.
+ */
+static void probe_event(struct __test_metadata *_metadata, struct audit_nl *nl,
+			struct probe *p, const char *when)
+{
+	const struct audit_record *r, *sys;
+	struct audit_status st;
+	int status, i;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_get_status(nl, &st));
+	audit_records_clear(nl);
+	pid = audit_run_child(audit_child_set_enabled, &st.enabled, &status);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_LE(0, audit_sync(nl));
+
+	i = audit_find(nl, 0, audit_match_set_enabled, NULL);
+	if (i < 0)
+		audit_dump(nl);
+	ASSERT_LE(0, i) {
+		TH_LOG("%s: no CONFIG_CHANGE op=set audit_enabled= record", when);
+	}
+	r = &nl->rec[i];
+	EXPECT_TRUE(audit_field_is_num(r, "audit_enabled", st.enabled) &&
+		    audit_field_is_num(r, "old", st.enabled)) {
+		TH_LOG("%s: %s", when, r->text);
+	}
+
+	/* a SYSCALL record of the event must describe the child's sendto() */
+	sys = audit_event_record(nl, r->serial, AUDIT_SYSCALL, 0);
+	if (sys) {
+		char len[16];
+
+		snprintf(len, sizeof(len), "%zx", (size_t)AUDIT_SET_ENABLED_LEN);
+		EXPECT_TRUE(audit_field_is_num(sys, "syscall", __NR_sendto) &&
+			    audit_field_is_num(sys, "pid", pid) &&
+			    audit_field_is(sys, "a2", len)) {
+			TH_LOG("%s: the SYSCALL record is not the child's sendto(): %s",
+			       when, sys->text);
+		}
+	}
+	p->n = 0;
+	for (i = 0; i < nl->nrec; i++)
+		if (nl->rec[i].serial == r->serial && p->n < MAX_TYPES)
+			p->type[p->n++] = nl->rec[i].type;
+	for (i = 0; i < p->n; i++)
+		EXPECT_NE(AUDIT_SOCKADDR, p->type[i]) {
+			audit_dump(nl);
+			TH_LOG("%s: no rule, yet a SOCKADDR record: not a dummy",
+			       when);
+		}
+}
+
+/* the event after the drop must have the records of the one before the rule */
+static void expect_same_event(struct __test_metadata *_metadata,
+			      const struct probe *before,
+			      const struct probe *after)
+{
+	int i;
+
+	EXPECT_EQ(before->n, after->n);
+	for (i = 0; i < before->n && i < after->n; i++)
+		EXPECT_EQ(before->type[i], after->type[i]) {
+			TH_LOG("record %d: type %d before the rule, %d after the drop",
+			       i, before->type[i], after->type[i]);
+		}
+}
+
+struct change_match {
+	const char *field;	/* "path" or "dir" */
+	const char *value;
+	const char *key;
+	bool session;		/* the record has auid= and ses= */
+};
+
+static bool match_change(const struct audit_record *r, const void *arg)
+{
+	const struct change_match *m = arg;
+
+	return r->type == AUDIT_CONFIG_CHANGE &&
+	       audit_field_is(r, m->field, m->value) &&
+	       audit_field_is(r, "key", m->key);
+}
+
+/* this task's audit session id, as ses= prints it */
+static void session_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/sessionid", "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+}
+
+static int child_rmdir(void *arg)
+{
+	return rmdir(arg) ? 10 : 0;
+}
+
+/*
+ * A child deletes dir/sub (so the drop happens in a syscall that is
+ * audited); expect the CONFIG_CHANGE record that drops the rule, then
+ * forget the rule, which the kernel no longer has.
+ */
+static void remove_sub(struct __test_metadata *_metadata, struct audit_nl *nl,
+		       char *sub, const struct change_match *m)
+{
+	const struct audit_record *r;
+	int status, i;
+
+	audit_records_clear(nl);
+	ASSERT_LT(0, audit_run_child(child_rmdir, sub, &status));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_LE(0, audit_sync(nl));
+	i = audit_find(nl, 0, match_change, m);
+	if (i < 0)
+		audit_dump(nl);
+	ASSERT_LE(0, i) {
+		TH_LOG("no CONFIG_CHANGE record %s=%s key=%s",
+		       m->field, m->value, m->key);
+	}
+	r = &nl->rec[i];
+	EXPECT_TRUE(audit_field_is(r, "op", "remove_rule")) {
+		TH_LOG("%s", r->text);
+	}
+	if (m->session) {
+		char ses[16];
+
+		session_id(ses, sizeof(ses));
+		EXPECT_TRUE(audit_field_is(r, "ses", ses)) {
+			TH_LOG("ses should be %s: %s", ses, r->text);
+		}
+	}
+	EXPECT_TRUE(audit_field_is_num(r, "list", AUDIT_FILTER_EXIT)) {
+		TH_LOG("%s", r->text);
+	}
+	EXPECT_TRUE(audit_field_is(r, "res", "1")) {
+		TH_LOG("%s", r->text);
+	}
+	ASSERT_EQ(0, audit_list_rules(nl, NULL, 0));
+	while (nl->ntracked)
+		audit_rule_free(&nl->tracked[--nl->ntracked]);
+}
+
+/* a watch as auditctl -w dir/sub/file -p wa -k drop_watch makes it */
+TEST_F(drop, watch_parent_deleted)
+{
+	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	struct change_match m = { "path", self->path, "drop_watch", true };
+
+	struct probe before, after;
+
+	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
+	probe_event(_metadata, &self->nl, &before, "before the watch");
+
+	audit_rule_all_syscalls(&r);
+	audit_rule_str(&r, AUDIT_WATCH, AUDIT_EQUAL, self->path);
+	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE |
+			 AUDIT_PERM_ATTR);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, "drop_watch");
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(1, audit_list_rules(&self->nl, NULL, 0));
+
+	remove_sub(_metadata, &self->nl, self->sub, &m);
+	probe_event(_metadata, &self->nl, &after, "after the watch was dropped");
+	expect_same_event(_metadata, &before, &after);
+}
+
+/* a directory rule as auditctl -w dir/sub -p wa -k drop_tree makes it */
+TEST_F(drop, tree_deleted)
+{
+	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	struct change_match m = { "dir", self->sub, "drop_tree", false };
+
+	struct probe before, after;
+
+	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
+	probe_event(_metadata, &self->nl, &before, "before the directory rule");
+
+	audit_rule_all_syscalls(&r);
+	audit_rule_str(&r, AUDIT_DIR, AUDIT_EQUAL, self->sub);
+	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE |
+			 AUDIT_PERM_ATTR);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, "drop_tree");
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(1, audit_list_rules(&self->nl, NULL, 0));
+
+	remove_sub(_metadata, &self->nl, self->sub, &m);
+	probe_event(_metadata, &self->nl, &after,
+		    "after the directory rule was dropped");
+	expect_same_event(_metadata, &before, &after);
+}
+
+TEST_HARNESS_MAIN
