@@ -21,7 +21,8 @@
  * middle of a syscall: a seccomp filter (RET_LOG, RET_ERRNO), protected
  * symlink and hardlink denials (ANOM_LINK), capset (CAPSET), a crashing
  * process (ANOM_ABEND), exec (EXECVE), unix socket bind (SOCKADDR), pipe
- * (FD_PAIR), a signal to a process group (OBJ_PID, one or two targets).
+ * (FD_PAIR), a signal to a process group (OBJ_PID, one or two targets),
+ * setting audit_enabled (CONFIG_CHANGE, logged in the task's sendto()).
  * Between two steps it sometimes deletes one of the loaded rules.
  * io_uring requests use only opcodes whose audit policy the series leaves
  * alone (the policy changes are uring_policy_test's).
@@ -573,7 +574,7 @@ enum {
 	T_RENAME, T_MKDIR, T_RMDIR, T_CHMOD, T_FCHMOD, T_LCHOWN, T_LINK,
 	T_SYMLINK, T_READLINK, T_TRUNCATE, T_SETXATTR, T_ACCESS, T_BADPTR,
 	T_EXEC, T_EXEC_NX, T_SECCOMP, T_ANOM_SYMLINK, T_ANOM_HARDLINK, T_CAPSET,
-	T_CRASH, T_PIPE, T_SOCKET, T_KILL, T_AS_USER, T_URING, T_NR
+	T_CRASH, T_PIPE, T_SOCKET, T_KILL, T_CONFIG, T_AS_USER, T_URING, T_NR
 };
 
 static const char *const t_names[T_NR] = {
@@ -581,7 +582,7 @@ static const char *const t_names[T_NR] = {
 	"rename", "mkdir", "rmdir", "chmod", "fchmod", "lchown", "link",
 	"symlink", "readlink", "truncate", "setxattr", "access", "badptr",
 	"exec", "exec_nx", "seccomp", "anom_symlink", "anom_hardlink", "capset",
-	"crash", "pipe", "socket", "kill", "as_user", "io_uring",
+	"crash", "pipe", "socket", "kill", "config", "as_user", "io_uring",
 };
 
 struct step {
@@ -744,6 +745,31 @@ static int gc_capset(const struct step *s)
 	if (s->flags & 1)
 		d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
 	return syscall(SYS_capset, &h, d) ? errno : 0;
+}
+
+/*
+ * Set audit_enabled to 1, what it is: the kernel logs a CONFIG_CHANGE
+ * record during this task's sendto(), which with no rule loaded turns a
+ * dummy context into one that logs the syscall at exit.
+ */
+static int gc_config(const struct step *s)
+{
+	struct {
+		struct nlmsghdr h;
+		struct audit_status st;
+	} m = {
+		.h = { .nlmsg_len = sizeof(m), .nlmsg_type = AUDIT_SET,
+		       .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 },
+		.st = { .mask = AUDIT_STATUS_ENABLED, .enabled = 1 },
+	};
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT), r;
+
+	if (fd < 0)
+		return 2;
+	r = sendto(fd, &m, sizeof(m), 0, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return r == sizeof(m) ? 0 : 3;
 }
 
 /*
@@ -945,6 +971,8 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 		return in_grandchild(gc_crash, &s);
 	case T_KILL:
 		return in_grandchild(gc_kill, &s);
+	case T_CONFIG:
+		return in_grandchild(gc_config, &s);
 	case T_PIPE: {
 		int p[2];
 
