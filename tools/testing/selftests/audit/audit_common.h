@@ -921,6 +921,39 @@ static inline void audit_fixture_teardown(struct audit_nl *nl)
 	if (nl->fd > 0)
 		audit_end(nl);
 }
+
+/*
+ * Have a child log a record during its syscall (audit_child_set_enabled())
+ * and wait for it: *@rec is its CONFIG_CHANGE record (NULL if the test
+ * failed here), *@pid the child. Records queued before are dropped.
+ */
+static inline void audit_record_in_child_syscall(struct __test_metadata *_metadata,
+						 struct audit_nl *nl, pid_t *pid,
+						 const struct audit_record **rec)
+{
+	struct audit_status st;
+	int status, i;
+
+	*rec = NULL;
+	ASSERT_EQ(0, audit_get_status(nl, &st));
+	audit_records_clear(nl);
+	*pid = audit_run_child(audit_child_set_enabled, &st.enabled, &status);
+	ASSERT_LT(0, *pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_LE(0, audit_sync(nl));
+	i = audit_find(nl, 0, audit_match_set_enabled, NULL);
+	if (i < 0)
+		audit_dump(nl);
+	ASSERT_LE(0, i) {
+		TH_LOG("no CONFIG_CHANGE op=set audit_enabled= record");
+	}
+	EXPECT_TRUE(audit_field_is_num(&nl->rec[i], "audit_enabled", st.enabled) &&
+		    audit_field_is_num(&nl->rec[i], "old", st.enabled)) {
+		TH_LOG("%s", nl->rec[i].text);
+	}
+	*rec = &nl->rec[i];
+}
 #endif
 
 #endif /* _AUDIT_SELFTEST_COMMON_H */

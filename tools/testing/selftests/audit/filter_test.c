@@ -909,23 +909,12 @@ TEST_F(filter, record_during_syscall_without_rules)
 {
 	struct audit_nl *nl = &self->nl;
 	const struct audit_record *r, *sys;
-	struct audit_status st;
 	char arch[16], len[16];
-	int status, i;
 	pid_t pid;
 
 	ASSERT_EQ(0, audit_list_rules(nl, NULL, 0));
-	ASSERT_EQ(0, audit_get_status(nl, &st));
-	pid = audit_run_child(audit_child_set_enabled, &st.enabled, &status);
-	ASSERT_LT(0, pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_LE(0, audit_sync(nl));
-	i = audit_find(nl, 0, audit_match_set_enabled, NULL);
-	if (i < 0)
-		audit_dump(nl);
-	ASSERT_LE(0, i);
-	r = &nl->rec[i];
+	audit_record_in_child_syscall(_metadata, nl, &pid, &r);
+	ASSERT_NE(NULL, r);
 	sys = audit_event_record(nl, r->serial, AUDIT_SYSCALL, 0);
 	if (!sys)
 		audit_dump(nl);

@@ -16,8 +16,6 @@
  */
 
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <limits.h>
 #include <sys/stat.h>
 
 #include "../kselftest_harness.h"
@@ -66,28 +64,12 @@ static void probe_event(struct __test_metadata *_metadata, struct audit_nl *nl,
 			struct probe *p, const char *when)
 {
 	const struct audit_record *r, *sys;
-	struct audit_status st;
-	int status, i;
 	pid_t pid;
+	int i;
 
-	ASSERT_EQ(0, audit_get_status(nl, &st));
-	audit_records_clear(nl);
-	pid = audit_run_child(audit_child_set_enabled, &st.enabled, &status);
-	ASSERT_LT(0, pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_LE(0, audit_sync(nl));
-
-	i = audit_find(nl, 0, audit_match_set_enabled, NULL);
-	if (i < 0)
-		audit_dump(nl);
-	ASSERT_LE(0, i) {
-		TH_LOG("%s: no CONFIG_CHANGE op=set audit_enabled= record", when);
-	}
-	r = &nl->rec[i];
-	EXPECT_TRUE(audit_field_is_num(r, "audit_enabled", st.enabled) &&
-		    audit_field_is_num(r, "old", st.enabled)) {
-		TH_LOG("%s: %s", when, r->text);
+	audit_record_in_child_syscall(_metadata, nl, &pid, &r);
+	ASSERT_NE(NULL, r) {
+		TH_LOG("%s", when);
 	}
 
 	/* a SYSCALL record of the event must describe the child's sendto() */
@@ -210,53 +192,47 @@ static void remove_sub(struct __test_metadata *_metadata, struct audit_nl *nl,
 		audit_rule_free(&nl->tracked[--nl->ntracked]);
 }
 
-/* a watch as auditctl -w dir/sub/file -p wa -k drop_watch makes it */
-TEST_F(drop, watch_parent_deleted)
+/*
+ * Add a rule like auditctl -w makes it (@type path= or dir= @path, perm=wa,
+ * key @m->key), delete dir/sub in a child, and expect the event of a
+ * record logged during a syscall to be what it was before the rule.
+ */
+static void drop_rule(struct __test_metadata *_metadata, struct audit_nl *nl,
+		      char *sub, __u32 type, const struct change_match *m)
 {
 	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
-	struct change_match m = { "path", self->path, "drop_watch", true };
-
 	struct probe before, after;
 
-	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
-	probe_event(_metadata, &self->nl, &before, "before the watch");
+	ASSERT_EQ(0, audit_list_rules(nl, NULL, 0));
+	probe_event(_metadata, nl, &before, "before the rule");
 
 	audit_rule_all_syscalls(&r);
-	audit_rule_str(&r, AUDIT_WATCH, AUDIT_EQUAL, self->path);
+	audit_rule_str(&r, type, AUDIT_EQUAL, m->value);
 	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE |
 			 AUDIT_PERM_ATTR);
-	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, "drop_watch");
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	ASSERT_EQ(1, audit_list_rules(&self->nl, NULL, 0));
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, m->key);
+	ASSERT_EQ(0, audit_add(nl, &r));
+	ASSERT_EQ(1, audit_list_rules(nl, NULL, 0));
 
-	remove_sub(_metadata, &self->nl, self->sub, &m);
-	probe_event(_metadata, &self->nl, &after, "after the watch was dropped");
+	remove_sub(_metadata, nl, sub, m);
+	probe_event(_metadata, nl, &after, "after the rule was dropped");
 	expect_same_event(_metadata, &before, &after);
 }
 
-/* a directory rule as auditctl -w dir/sub -p wa -k drop_tree makes it */
+/* a watch on dir/sub/file goes with dir/sub */
+TEST_F(drop, watch_parent_deleted)
+{
+	struct change_match m = { "path", self->path, "drop_watch", true };
+
+	drop_rule(_metadata, &self->nl, self->sub, AUDIT_WATCH, &m);
+}
+
+/* a directory rule (dir=) on dir/sub goes with dir/sub */
 TEST_F(drop, tree_deleted)
 {
-	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
 	struct change_match m = { "dir", self->sub, "drop_tree", false };
 
-	struct probe before, after;
-
-	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
-	probe_event(_metadata, &self->nl, &before, "before the directory rule");
-
-	audit_rule_all_syscalls(&r);
-	audit_rule_str(&r, AUDIT_DIR, AUDIT_EQUAL, self->sub);
-	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE |
-			 AUDIT_PERM_ATTR);
-	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, "drop_tree");
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	ASSERT_EQ(1, audit_list_rules(&self->nl, NULL, 0));
-
-	remove_sub(_metadata, &self->nl, self->sub, &m);
-	probe_event(_metadata, &self->nl, &after,
-		    "after the directory rule was dropped");
-	expect_same_event(_metadata, &before, &after);
+	drop_rule(_metadata, &self->nl, self->sub, AUDIT_DIR, &m);
 }
 
 TEST_HARNESS_MAIN
