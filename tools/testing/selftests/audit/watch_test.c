@@ -313,6 +313,37 @@ TEST_F(watch, dir_outside)
 	EXPECT_NE(NULL, keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_sub"));
 }
 
+/*
+ * A dir= rule behind a rule that names the same syscall and matches
+ * nothing: the walk reaches the dir= rule for a path inside the directory
+ * only, and the other rule keeps its own decision.
+ */
+TEST_F(watch, dir_behind_other_rule)
+{
+	struct audit_rule o = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	struct audit_rule r = watch_rule(AUDIT_DIR, self->dir,
+					 AUDIT_PERM_WRITE, "t_dir");
+	char in[PATH_MAX + 8], out[PATH_MAX + 8];
+	const struct audit_record *rec;
+	pid_t pid;
+
+	audit_rule_syscall(&o, __NR_openat);
+	audit_rule_field(&o, AUDIT_UID, AUDIT_EQUAL, 54321);
+	audit_rule_str(&o, AUDIT_FILTERKEY, AUDIT_EQUAL, "t_other");
+	ASSERT_EQ(0, audit_add(&self->nl, &o));
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	snprintf(out, sizeof(out), "%s.out", self->dir);
+	pid = RUN_OP(OP_CREATE, out, NULL);
+	unlink(out);
+	EXPECT_EQ(NULL, audit_syscall_record(&self->nl, -1, pid, NULL));
+	snprintf(in, sizeof(in), "%s/in", self->dir);
+	pid = RUN_OP(OP_CREATE, in, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_dir");
+	ASSERT_NE(NULL, rec);
+	EXPECT_PATH(rec, in, "CREATE");
+	EXPECT_EQ(NULL, audit_syscall_record(&self->nl, -1, pid, "t_other"));
+}
+
 /* perm=a matches chmod; perm=w does not */
 TEST_F(watch, chmod_attr)
 {
