@@ -523,6 +523,14 @@ static void gen_rule(struct gen_rule *g)
 	     action == AUDIT_ALWAYS ? "always" : "never");
 	switch (lists[l].list) {
 	case AUDIT_FILTER_EXIT:
+		/* what auditctl -w DIR -p PERM loads: every syscall, dir=, perm= */
+		if (chance(12)) {
+			audit_rule_all_syscalls(&g->r);
+			desc(g, " -S all");
+			gen_str(g, AUDIT_DIR, "dir", PICK(dir_rule_dirs));
+			gen_num(g, AUDIT_PERM, "perm", ops_eq, 1, 1 + rnd(15));
+			break;
+		}
 		if (chance(85)) {
 			bool ne = chance(10);
 
