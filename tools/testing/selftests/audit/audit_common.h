@@ -923,6 +923,34 @@ static inline void audit_fixture_teardown(struct audit_nl *nl)
 }
 
 /*
+ * Run @fn(@arg) in a child, whose syscalls are audited, and wait for it to
+ * exit 0. Return the first record that @match(@marg) accepts; without one,
+ * dump the records and fail the test ("no @what record"). *@pid is the
+ * child. Records queued before are dropped.
+ */
+static inline const struct audit_record *
+audit_child_record(struct __test_metadata *_metadata, struct audit_nl *nl,
+		   audit_child_fn fn, void *arg, pid_t *pid,
+		   audit_match_fn match, const void *marg, const char *what)
+{
+	int status, i;
+
+	audit_records_clear(nl);
+	*pid = audit_run_child(fn, arg, &status);
+	ASSERT_LT(0, *pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_LE(0, audit_sync(nl));
+	i = audit_find(nl, 0, match, marg);
+	if (i < 0)
+		audit_dump(nl);
+	ASSERT_LE(0, i) {
+		TH_LOG("no %s record", what);
+	}
+	return &nl->rec[i];
+}
+
+/*
  * Have a child log a record during its syscall (audit_child_set_enabled())
  * and wait for it: *@rec is its CONFIG_CHANGE record (NULL if the test
  * failed here), *@pid the child. Records queued before are dropped.
@@ -931,28 +959,19 @@ static inline void audit_record_in_child_syscall(struct __test_metadata *_metada
 						 struct audit_nl *nl, pid_t *pid,
 						 const struct audit_record **rec)
 {
+	const struct audit_record *r;
 	struct audit_status st;
-	int status, i;
 
 	*rec = NULL;
 	ASSERT_EQ(0, audit_get_status(nl, &st));
-	audit_records_clear(nl);
-	*pid = audit_run_child(audit_child_set_enabled, &st.enabled, &status);
-	ASSERT_LT(0, *pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_LE(0, audit_sync(nl));
-	i = audit_find(nl, 0, audit_match_set_enabled, NULL);
-	if (i < 0)
-		audit_dump(nl);
-	ASSERT_LE(0, i) {
-		TH_LOG("no CONFIG_CHANGE op=set audit_enabled= record");
+	r = audit_child_record(_metadata, nl, audit_child_set_enabled,
+			       &st.enabled, pid, audit_match_set_enabled, NULL,
+			       "CONFIG_CHANGE op=set audit_enabled=");
+	EXPECT_TRUE(audit_field_is_num(r, "audit_enabled", st.enabled) &&
+		    audit_field_is_num(r, "old", st.enabled)) {
+		TH_LOG("%s", r->text);
 	}
-	EXPECT_TRUE(audit_field_is_num(&nl->rec[i], "audit_enabled", st.enabled) &&
-		    audit_field_is_num(&nl->rec[i], "old", st.enabled)) {
-		TH_LOG("%s", nl->rec[i].text);
-	}
-	*rec = &nl->rec[i];
+	*rec = r;
 }
 #endif
 

@@ -155,21 +155,13 @@ static void remove_sub(struct __test_metadata *_metadata, struct audit_nl *nl,
 		       char *sub, const struct change_match *m)
 {
 	const struct audit_record *r;
-	int status, i;
+	char what[160];
+	pid_t pid;
 
-	audit_records_clear(nl);
-	ASSERT_LT(0, audit_run_child(child_rmdir, sub, &status));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_LE(0, audit_sync(nl));
-	i = audit_find(nl, 0, match_change, m);
-	if (i < 0)
-		audit_dump(nl);
-	ASSERT_LE(0, i) {
-		TH_LOG("no CONFIG_CHANGE record %s=%s key=%s",
-		       m->field, m->value, m->key);
-	}
-	r = &nl->rec[i];
+	snprintf(what, sizeof(what), "CONFIG_CHANGE %s=%s key=%s",
+		 m->field, m->value, m->key);
+	r = audit_child_record(_metadata, nl, child_rmdir, sub, &pid,
+			       match_change, m, what);
 	EXPECT_TRUE(audit_field_is(r, "op", "remove_rule")) {
 		TH_LOG("%s", r->text);
 	}
