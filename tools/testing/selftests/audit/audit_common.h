@@ -952,26 +952,29 @@ audit_child_record(struct __test_metadata *_metadata, struct audit_nl *nl,
 
 /*
  * Have a child log a record during its syscall (audit_child_set_enabled())
- * and wait for it: *@rec is its CONFIG_CHANGE record (NULL if the test
- * failed here), *@pid the child. Records queued before are dropped.
+ * and wait for it; return its CONFIG_CHANGE record. *@pid is the child.
+ * @when, if not NULL, names the caller's step in the failure message.
+ * Records queued before are dropped.
  */
-static inline void audit_record_in_child_syscall(struct __test_metadata *_metadata,
-						 struct audit_nl *nl, pid_t *pid,
-						 const struct audit_record **rec)
+static inline const struct audit_record *
+audit_record_in_child_syscall(struct __test_metadata *_metadata,
+			      struct audit_nl *nl, pid_t *pid, const char *when)
 {
 	const struct audit_record *r;
 	struct audit_status st;
+	char what[128];
 
-	*rec = NULL;
+	snprintf(what, sizeof(what), "CONFIG_CHANGE op=set audit_enabled=%s%s",
+		 when ? " at " : "", when ? when : "");
 	ASSERT_EQ(0, audit_get_status(nl, &st));
 	r = audit_child_record(_metadata, nl, audit_child_set_enabled,
 			       &st.enabled, pid, audit_match_set_enabled, NULL,
-			       "CONFIG_CHANGE op=set audit_enabled=");
+			       what);
 	EXPECT_TRUE(audit_field_is_num(r, "audit_enabled", st.enabled) &&
 		    audit_field_is_num(r, "old", st.enabled)) {
 		TH_LOG("%s", r->text);
 	}
-	*rec = r;
+	return r;
 }
 #endif
 

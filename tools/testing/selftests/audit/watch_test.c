@@ -67,7 +67,7 @@ static struct audit_rule watch_rule(__u32 type, const char *path,
 
 /* what the child does, with which paths */
 enum op { OP_OPEN_W, OP_OPEN_R, OP_CREATE, OP_RENAME, OP_UNLINK, OP_CHMOD,
-	  OP_EXEC, OP_STAT };
+	  OP_EXEC, OP_STAT, OP_FAIL_UNLINK };
 
 struct op_arg {
 	enum op op;
@@ -102,6 +102,12 @@ static int child_op(void *p)
 		ret = syscall(__NR_renameat, AT_FDCWD, o->a, AT_FDCWD, o->b);
 		break;
 	case OP_UNLINK:
+		ret = syscall(__NR_unlinkat, AT_FDCWD, o->a, 0);
+		break;
+	case OP_FAIL_UNLINK:
+		/* a failed syscall (EBADF) right before the unlink */
+		if (syscall(__NR_close, -1) != -1)
+			return 30;
 		ret = syscall(__NR_unlinkat, AT_FDCWD, o->a, 0);
 		break;
 	case OP_CHMOD:
@@ -436,6 +442,40 @@ TEST_F(watch, inode_rule)
 	EXPECT_PATH(rec, self->file, "NORMAL");
 	EXPECT_TRUE(audit_field_is(audit_path_record(&self->nl, rec->serial,
 						     self->file), "inode", ino));
+}
+
+/*
+ * Deleting a watched file invalidates its watch, so audit_update_watch()
+ * runs the inode filters during the unlink, before the exit has the
+ * syscall's return code. A success= field must not see the return code
+ * of the syscall before (here a failed close()): the success=0 rule must
+ * not match the unlink, which succeeds. The watch without a success=
+ * field shows that the filter during the syscall does match.
+ */
+TEST_F(watch, unlink_success_field_during_syscall)
+{
+	struct audit_rule fail = watch_rule(AUDIT_WATCH, self->file, 0, "t_fail");
+	struct audit_rule any = watch_rule(AUDIT_WATCH, self->other, 0, "t_any");
+	const struct audit_record *rec;
+	pid_t pid;
+
+	audit_rule_field(&fail, AUDIT_SUCCESS, AUDIT_EQUAL, 0);
+	ASSERT_EQ(0, audit_add(&self->nl, &fail));
+	ASSERT_EQ(0, audit_add(&self->nl, &any));
+
+	pid = RUN_OP(OP_FAIL_UNLINK, self->other, NULL);
+	rec = keyed_record(_metadata, &self->nl, __NR_unlinkat, pid, "t_any");
+	ASSERT_NE(NULL, rec);
+	EXPECT_TRUE(audit_field_is(rec, "success", "yes")) {
+		TH_LOG("%s", rec->text);
+	}
+
+	pid = RUN_OP(OP_FAIL_UNLINK, self->file, NULL);
+	rec = audit_syscall_record(&self->nl, -1, pid, "t_fail");
+	EXPECT_EQ(NULL, rec) {
+		audit_dump(&self->nl);
+		TH_LOG("success=0 matched a successful unlink: %s", rec->text);
+	}
 }
 
 /* rules without a path still get PATH records for the names used */
