@@ -319,6 +319,18 @@ static const char *const names[] = {
 /* names whose removal the trace avoids: the tree rules watch d1 */
 static const char *const dir_rule_dirs[] = { ROOT "/d0", ROOT "/d1" };
 
+/* files that watches with a status field name and fail_remove removes */
+static const char *const status_watched[] = { "f0", "d1/f0" };
+
+static int name_index(const char *n)
+{
+	int i;
+
+	for (i = 0; strcmp(names[i], n); i++)
+		;
+	return i;
+}
+
 /* ---------- rules ---------- */
 
 struct op_desc { __u32 op; const char *s; };
@@ -531,6 +543,32 @@ static void gen_rule(struct gen_rule *g)
 			gen_num(g, AUDIT_PERM, "perm", ops_eq, 1, 1 + rnd(15));
 			break;
 		}
+		/*
+		 * A watch with a status field, like a rule for failed
+		 * deletions: removing the watched file runs the inode filters
+		 * in the middle of the syscall (audit_update_watch()), before
+		 * its status is known. The step fail_remove is its pair.
+		 */
+		if (chance(20)) {
+			char path[64];
+
+			if (chance(50)) {
+				audit_rule_all_syscalls(&g->r);
+				desc(g, " -S all");
+			} else {
+				audit_rule_syscall(&g->r, SYS_unlink);
+				audit_rule_syscall(&g->r, SYS_rename);
+				desc(g, " -S unlink -S rename");
+			}
+			snprintf(path, sizeof(path), ROOT "/%s", PICK(status_watched));
+			gen_str(g, AUDIT_WATCH, "path", path);
+			if (chance(50))
+				gen_num(g, AUDIT_SUCCESS, "success", ops_eq, 1, rnd(2));
+			else
+				gen_num(g, AUDIT_EXIT, "exit", ops_all, 6,
+					PICK(((int[]){ -2, -9, 0, 1 })));
+			break;
+		}
 		if (chance(85)) {
 			bool ne = chance(10);
 
@@ -582,7 +620,8 @@ enum {
 	T_RENAME, T_MKDIR, T_RMDIR, T_CHMOD, T_FCHMOD, T_LCHOWN, T_LINK,
 	T_SYMLINK, T_READLINK, T_TRUNCATE, T_SETXATTR, T_ACCESS, T_BADPTR,
 	T_EXEC, T_EXEC_NX, T_SECCOMP, T_ANOM_SYMLINK, T_ANOM_HARDLINK, T_CAPSET,
-	T_CRASH, T_PIPE, T_SOCKET, T_KILL, T_CONFIG, T_AS_USER, T_URING, T_NR
+	T_CRASH, T_PIPE, T_SOCKET, T_KILL, T_CONFIG, T_FAIL_REMOVE, T_AS_USER,
+	T_URING, T_NR
 };
 
 static const char *const t_names[T_NR] = {
@@ -590,7 +629,8 @@ static const char *const t_names[T_NR] = {
 	"rename", "mkdir", "rmdir", "chmod", "fchmod", "lchown", "link",
 	"symlink", "readlink", "truncate", "setxattr", "access", "badptr",
 	"exec", "exec_nx", "seccomp", "anom_symlink", "anom_hardlink", "capset",
-	"crash", "pipe", "socket", "kill", "config", "as_user", "io_uring",
+	"crash", "pipe", "socket", "kill", "config", "fail_remove", "as_user",
+	"io_uring",
 };
 
 struct step {
@@ -623,6 +663,8 @@ static void gen_step(struct step *s, bool top)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = rnd(top ? T_NR : T_AS_USER);
+	if (top && chance(3))
+		s->t = T_FAIL_REMOVE;	/* one in 18 steps, not one in 36 */
 	s->a = gen_name();
 	s->b = gen_name();
 	s->abs = chance(60);
@@ -633,6 +675,8 @@ static void gen_step(struct step *s, bool top)
 		s->b = rnd(NOPS(modes));
 	if (s->t == T_URING)
 		s->b = rnd(NOPS(uring_pool));
+	if (s->t == T_FAIL_REMOVE)
+		s->a = name_index(PICK(status_watched));
 	if (s->t == T_AS_USER) {
 		struct step sub;
 
@@ -990,6 +1034,22 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 			syscall(SYS_close, p[1]);
 		}
 		return r;
+	}
+	case T_FAIL_REMOVE: {
+		struct stat st;
+
+		/*
+		 * A failed call right before removing a file (a watch with a
+		 * status field is its pair): the inode filters the removal
+		 * runs must not see the failed call's status.
+		 */
+		if (slot)
+			syscall(SYS_close, -1);				/* EBADF */
+		else
+			syscall(SYS_stat, ROOT "/nx/f0", &st);		/* ENOENT */
+		if (flags >= 3)
+			return sys_ret(syscall(SYS_rename, a, b));
+		return sys_ret(syscall(SYS_unlink, a));
 	}
 	case T_SOCKET: {
 		struct sockaddr_un sun = { .sun_family = AF_UNIX };
