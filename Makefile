@@ -5,11 +5,11 @@
 #   make                 = make bench
 #   make test            selftests and difftest, base and patched, every base
 #                        (DEBUG=1: on KASAN/lockdep kernels)
-#   make bench           base vs patched, instructions/op, table and plot
+#   make bench           base vs patched, instructions/op, table and plot (O2=1)
 #   make difftest        base vs patched: the same random rules and syscalls
 #                        must give the same records (DIFF_SEEDS=, MUTANT=)
 #   make profile         where instructions go: WORKLOAD=getpid RULES=norules
-#                        (base and patched; per function and instruction)
+#                        (base and patched; per function and instruction; O2=1)
 #   make check           checkpatch --strict, git am, sparse, W=1, coccicheck
 #   make prepare         unpack the base, apply the series, add the selftests
 #   make kernel          build one kernel (BASE=, VARIANT=patched|base)

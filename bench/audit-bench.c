@@ -11,7 +11,10 @@
  * the audit netlink socket first; auditctl in Debian 12 cannot add one.
  * -d starts a reader that becomes the audit daemon and discards records.
  *
- * Workloads: getpid, getppid (audited by the "match" rule set), stat,
+ * Workloads: getpid, getppid (audited by the "match" rule set), getpid_tree
+ * (getpid after one stat of /tmp/audit-bench/0, the directory of a dir= rule
+ * of the "ten" and "match" sets: the task's context then keeps a block for
+ * tree references), stat,
  * openclose, rw (512 B /dev/zero -> /dev/null),
  * exec (fork + execve of true + wait), uring_nop (one NOP per enter),
  * uring_nop32 (32 per enter, cost per request), uring_openat (OPENAT +
@@ -57,6 +60,12 @@ static void w_getpid(void)
 static void w_getppid(void)
 {
 	syscall(SYS_getppid);
+}
+
+/* getpid, once the task's context has referenced a tree (see main()) */
+static void w_getpid_tree(void)
+{
+	syscall(SYS_getpid);
 }
 
 static void w_stat(void)
@@ -270,6 +279,7 @@ static const struct workload {
 } workloads[] = {
 	{ "getpid", w_getpid, 1, 1 },
 	{ "getppid", w_getppid, 1, 1 },
+	{ "getpid_tree", w_getpid_tree, 1, 1 },
 	{ "stat", w_stat, 4, 1 },
 	{ "openclose", w_openclose, 4, 1 },
 	{ "rw", w_rw, 2, 1 },
@@ -307,6 +317,7 @@ static double now_ns(void)
 int main(int argc, char **argv)
 {
 	int reps = 3, opt, i, r;
+	pid_t child = -1;
 	long j, n;
 
 	while ((opt = getopt(argc, argv, "dn:r:u:")) != -1) {
@@ -342,6 +353,30 @@ int main(int argc, char **argv)
 				die("/tmp/bench-file", errno);
 			close(fd);
 		}
+		if (w->fn == w_getpid_tree) {
+			struct stat st;
+			int status;
+
+			/*
+			 * In a child: the block of tree references stays with
+			 * it, and the workloads after this one run as before.
+			 */
+			fflush(stdout);
+			child = fork();
+			if (child < 0)
+				die("fork", errno);
+			if (child > 0) {
+				if (waitpid(child, &status, 0) != child ||
+				    !WIFEXITED(status) || WEXITSTATUS(status))
+					exit(3);
+				continue;
+			}
+			/* boots without rules do not make the directory */
+			mkdir("/tmp/audit-bench", 0755);
+			mkdir("/tmp/audit-bench/0", 0755);
+			if (stat("/tmp/audit-bench/0", &st))
+				die("/tmp/audit-bench/0", errno);
+		}
 		n = iters / w->div;
 		if (n < 10)
 			n = 10;
@@ -359,6 +394,8 @@ int main(int argc, char **argv)
 			       w->name, r, n * w->per, (t1 - t0) / (n * w->per));
 			fflush(stdout);
 		}
+		if (!child)
+			exit(0);
 	}
 	return 0;
 }

@@ -5,6 +5,9 @@
 # per audit configuration, run bench/audit-bench's workloads, and report
 # instructions/op: base and patched, ratio to audit=0, patched/base.
 # Output: a table on stdout, build/bench/BASE.csv, build/bench/BASE.svg.
+# O2=1: kernels built at -O2, as distributions build them (Kconfig/o2.config;
+# build/BASE/VARIANT-o2, build/bench/BASE-o2.*); the default tinyconfig
+# kernels are built at -Os.
 # QUICK=1: fewer iterations and configurations. ITERS=, REPS= override.
 # CONFIGS= and WORKLOADS= choose; REF=pN compares against the first N patches
 # of the series instead of the base (to measure one patch: REF=p2 on 6.1
@@ -13,6 +16,10 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-6.12}"
 start=$(date +%s)
+if [ "${O2:-0}" = 1 ]; then
+	export SUFFIX=-o2 FRAGMENTS="Kconfig/o2.config ${FRAGMENTS:-}"
+fi
+name=$BASE${SUFFIX:-}
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then
 	ITERS=${ITERS:-4000} REPS=${REPS:-3}
@@ -21,11 +28,11 @@ if [ "$QUICK" = 1 ]; then
 else
 	ITERS=${ITERS:-20000} REPS=${REPS:-3}
 	CONFIGS=${CONFIGS:-"audit0 norules nevertask builtin ten stig uring match"}
-	WORKLOADS=${WORKLOADS:-"getpid getppid stat openclose rw exec uring_nop uring_nop32 uring_openat sqpoll_nop32"}
+	WORKLOADS=${WORKLOADS:-"getpid getppid getpid_tree stat openclose rw exec uring_nop uring_nop32 uring_openat sqpoll_nop32"}
 fi
 out=$BUILD/bench
 mkdir -p "$out"
-csv=$out/$BASE.csv
+csv=$out/$name.csv
 
 REF=${REF:-base}
 case "$REF" in base|p[0-9]*) ;; *) die "REF=$REF: use base or pN" ;; esac
@@ -42,7 +49,7 @@ for c in $CONFIGS; do
 		# the reference kernel may not have the built-in rule
 		[ "$c" = builtin ] && [ "$v" = "$REF" ] && continue
 		info "bench $BASE/$v $c: $(bench_cfg_args "$c")"
-		log=$LOGS/$BASE-$v-bench-$c.log
+		log=$LOGS/$BASE-$v${SUFFIX:-}-bench-$c.log
 		extra=
 		[ "$c" = uring ] && extra=-u+36+
 		[ "$c" = match ] && extra=-d+
@@ -65,7 +72,7 @@ done
 
 # Wall-clock ns/op: secondary and noisy, and only meaningful under KVM, so
 # measured only when a probe boot shows that KVM works on this host.
-wall=$out/$BASE-wall.csv
+wall=$out/$name-wall.csv
 rm -f "$wall"
 if [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" patched)" = kvm ]; then
 	echo "base,variant,config,workload,rep,iters,ns_per_op" > "$wall"
@@ -75,7 +82,7 @@ if [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" patched)" = kvm ]; then
 			extra=
 			[ "$c" = uring ] && extra=-u+36+
 			[ "$c" = match ] && extra=-d+
-			log=$LOGS/$BASE-$v-bench-$c-kvm.log
+			log=$LOGS/$BASE-$v${SUFFIX:-}-bench-$c-kvm.log
 			info "bench $BASE/$v $c under KVM (wall clock)"
 			LOG=$log SMP=1 TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
 				$(bench_cfg_args "$c") "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
@@ -90,7 +97,7 @@ fi
 [ -s "$csv" ] || die "no results in ${csv#$TOP/}"
 
 # the table: median (min-max) per workload, configuration and variant
-python3 - "$csv" "$out/$BASE.table" "$out/$BASE.dat" "$REF" <<'PY'
+python3 - "$csv" "$out/$name.table" "$out/$name.dat" "$REF" <<'PY'
 import csv, sys, statistics
 REF = sys.argv[4]
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -162,10 +169,10 @@ set yrange [0.5:*]
 set xtics rotate by -60 scale 0 font ",8"
 set grid ytics
 set key top left
-plot "$out/$BASE.dat" using 2:xtic(1) title "$REF", '' using 3 title "patched"
+plot "$out/$name.dat" using 2:xtic(1) title "$REF", '' using 3 title "patched"
 GP
 }
-plot svg "$out/$BASE.svg" 2>/dev/null && plot pngcairo "$out/$BASE.png" 2>/dev/null ||
+plot svg "$out/$name.svg" 2>/dev/null && plot pngcairo "$out/$name.png" 2>/dev/null ||
 	echo "warning: gnuplot failed; no plot" >&2
-info "bench: ${csv#$TOP/}, ${out#$TOP/}/$BASE.table, ${out#$TOP/}/$BASE.svg and .png"
+info "bench: ${csv#$TOP/}, ${out#$TOP/}/$name.table, ${out#$TOP/}/$name.svg and .png"
 info "bench $BASE: $(( $(date +%s) - start ))s in all"

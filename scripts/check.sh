@@ -8,6 +8,8 @@
 #    the patched tree that the base does not have
 #  - coccinelle's report mode on those files: likewise
 #  - make series builds the mails and git send-email --dry-run takes them
+#  - every difftest/mutants/*.patch still applies to the patched tree, so
+#    that make difftest MUTANT=... shows what it says it shows
 #  - kernel/, io_uring/ and init/ compile with CONFIG_AUDIT=n and with
 #    CONFIG_IO_URING=n (CONFIG_AUDITSYSCALL follows CONFIG_AUDIT on x86),
 #    with no W=1 warning the base does not have
@@ -51,6 +53,16 @@ for b in $BASES; do
 			ok "$b: checkpatch --strict $name${ign:+ (documented exceptions: $ign)}"
 		else
 			bad "$b: checkpatch --strict $name"; echo "$res" | sed 's/^/       /'
+		fi
+	done
+
+	for m in "$TOP"/difftest/mutants/*.patch; do
+		[ -f "$m" ] || continue
+		if res=$(git -C "$KSRC" apply --check "$m" 2>&1); then
+			ok "$b: mutant $(basename "$m") applies to the patched tree"
+		else
+			bad "$b: mutant $(basename "$m") no longer applies to the patched tree:"
+			echo "$res" | sed 's/^/       /'
 		fi
 	done
 

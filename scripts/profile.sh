@@ -8,6 +8,9 @@
 #   VARIANTS="base patched"  the kernels (any build-kernel variant)
 #   N=20000             iterations
 #   ANNOTATE=8          annotated listings of the hottest kernel functions
+#   O2=1                kernels built at -O2 as distributions build them
+#                       (Kconfig/o2.config, build/BASE/VARIANT-o2); the
+#                       default tinyconfig kernels are built at -Os
 # Each kernel boots under QEMU with -icount and with bench/qemu-profile.c, a
 # TCG plugin that counts every kernel instruction the guest executes
 # between audit-bench's profile_start() and profile_stop(): the timed loop.
@@ -27,6 +30,9 @@ VARIANTS=${VARIANTS:-base patched}
 N=${N:-20000}
 ANNOTATE=${ANNOTATE:-8}
 need objdump nm gcc awk sort
+if [ "${O2:-0}" = 1 ]; then
+	export SUFFIX=-o2 FRAGMENTS="Kconfig/o2.config ${FRAGMENTS:-}"
+fi
 args=$(bench_cfg_args "$RULES")
 # functions of RCU callback processing and of page and slab freeing
 BACKGROUND='^(rcu_core|rcu_do_batch|kmem_cache_free_bulk|free_to_partial_list|free_pcppages_bulk|__free_one_page|find_buddy_page_pfn|__del_page_from_free_list|account_freepages|__mod_zone_page_state|get_pfnblock_flags_mask|__nr_to_section)(\.|$)'
@@ -45,7 +51,7 @@ bench=$BDIR/bench/audit-bench
 addr() { nm "$bench" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
 start=$(addr profile_start) stop=$(addr profile_stop)
 [ -n "$start" ] && [ -n "$stop" ] || die "$bench has no profile_start/profile_stop"
-report=$OUT/$BASE-$RULES-$WORKLOAD.txt
+report=$OUT/$BASE${SUFFIX:-}-$RULES-$WORKLOAD.txt
 : > "$report"
 extra=
 case "$RULES" in uring) extra="-u+36+" ;; match) extra="-d+" ;; esac
@@ -53,7 +59,7 @@ case "$RULES" in uring) extra="-u+36+" ;; match) extra="-d+" ;; esac
 for v in $VARIANTS; do
 	k=$BDIR/$v${SUFFIX:-}
 	[ -f "$k/System.map" ] && [ -f "$k/vmlinux" ] || die "$k: no System.map or vmlinux; build it first"
-	log=$LOGS/$BASE-$v-profile-$RULES-$WORKLOAD.log
+	log=$LOGS/$BASE-$v${SUFFIX:-}-profile-$RULES-$WORKLOAD.log
 	counts=$OUT/$v.counts
 	rm -f "$counts"
 	info "profile $BASE/$v, $RULES, $WORKLOAD: $N iterations"

@@ -67,7 +67,7 @@ static struct audit_rule watch_rule(__u32 type, const char *path,
 
 /* what the child does, with which paths */
 enum op { OP_OPEN_W, OP_OPEN_R, OP_CREATE, OP_RENAME, OP_UNLINK, OP_CHMOD,
-	  OP_EXEC, OP_STAT, OP_FAIL_UNLINK };
+	  OP_EXEC, OP_STAT, OP_FAIL_UNLINK, OP_CREATE_TWO };
 
 struct op_arg {
 	enum op op;
@@ -94,6 +94,18 @@ static int child_op(void *p)
 		break;
 	case OP_CREATE:
 		fd = syscall(__NR_openat, AT_FDCWD, o->a,
+			     O_CREAT | O_EXCL | O_WRONLY, 0600);
+		ret = fd < 0;
+		close(fd);
+		break;
+	case OP_CREATE_TWO:
+		/* two syscalls of one task: a, then b */
+		fd = syscall(__NR_openat, AT_FDCWD, o->a,
+			     O_CREAT | O_EXCL | O_WRONLY, 0600);
+		if (fd < 0)
+			return 31;
+		close(fd);
+		fd = syscall(__NR_openat, AT_FDCWD, o->b,
 			     O_CREAT | O_EXCL | O_WRONLY, 0600);
 		ret = fd < 0;
 		close(fd);
@@ -317,6 +329,36 @@ TEST_F(watch, dir_outside)
 	snprintf(path, sizeof(path), "%s/inside", sub);
 	pid = RUN_OP(OP_CREATE, path, NULL);
 	EXPECT_NE(NULL, keyed_record(_metadata, &self->nl, __NR_openat, pid, "t_sub"));
+}
+
+/*
+ * The tree references a syscall takes end with it: after a create inside
+ * the directory, the same task's create outside it is not logged, though
+ * the task's context keeps its block for references.
+ */
+TEST_F(watch, dir_refs_end_with_syscall)
+{
+	struct audit_rule r = watch_rule(AUDIT_DIR, self->dir,
+					 AUDIT_PERM_WRITE, "t_dir");
+	struct audit_syscall_match m = { .nr = __NR_openat, .key = "t_dir" };
+	char in[PATH_MAX + 8], out[PATH_MAX + 8];
+	int i;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	snprintf(in, sizeof(in), "%s/in", self->dir);
+	snprintf(out, sizeof(out), "%s.out", self->dir);
+	m.pid = RUN_OP(OP_CREATE_TWO, in, out);
+	unlink(out);
+	i = audit_find(&self->nl, 0, audit_match_syscall, &m);
+	if (i < 0)
+		audit_dump(&self->nl);
+	ASSERT_LE(0, i);
+	EXPECT_PATH(&self->nl.rec[i], in, "CREATE");
+	i = audit_find(&self->nl, i + 1, audit_match_syscall, &m);
+	EXPECT_GT(0, i) {
+		TH_LOG("the create outside the directory was logged: %s",
+		       self->nl.rec[i].text);
+	}
 }
 
 /*
