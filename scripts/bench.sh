@@ -16,9 +16,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-6.12}"
 start=$(date +%s)
-if [ "${O2:-0}" = 1 ]; then
-	export SUFFIX=-o2 FRAGMENTS="Kconfig/o2.config ${FRAGMENTS:-}"
-fi
+bench_opt_level
 name=$BASE${SUFFIX:-}
 QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then

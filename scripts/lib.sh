@@ -110,6 +110,15 @@ tree_base() {
 	[ -n "$v" ] && [ -n "$p" ] && echo "$v.$p"
 }
 
+# bench_opt_level: O2=1 measures kernels built at -O2, as distributions
+# build them (Kconfig/o2.config, in build/BASE/VARIANT-o2); the default
+# tinyconfig kernels are -Os (scripts/bench.sh, scripts/profile.sh)
+bench_opt_level() {
+	if [ "${O2:-0}" = 1 ]; then
+		export SUFFIX=-o2 FRAGMENTS="Kconfig/o2.config ${FRAGMENTS:-}"
+	fi
+}
+
 # bench_cfg_args CONFIG: the kernel arguments of a benchmark configuration
 # (scripts/bench.sh, scripts/profile.sh)
 bench_cfg_args() {

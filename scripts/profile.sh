@@ -30,9 +30,7 @@ VARIANTS=${VARIANTS:-base patched}
 N=${N:-20000}
 ANNOTATE=${ANNOTATE:-8}
 need objdump nm gcc awk sort
-if [ "${O2:-0}" = 1 ]; then
-	export SUFFIX=-o2 FRAGMENTS="Kconfig/o2.config ${FRAGMENTS:-}"
-fi
+bench_opt_level
 args=$(bench_cfg_args "$RULES")
 # functions of RCU callback processing and of page and slab freeing
 BACKGROUND='^(rcu_core|rcu_do_batch|kmem_cache_free_bulk|free_to_partial_list|free_pcppages_bulk|__free_one_page|find_buddy_page_pfn|__del_page_from_free_list|account_freepages|__mod_zone_page_state|get_pfnblock_flags_mask|__nr_to_section)(\.|$)'
