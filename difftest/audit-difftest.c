@@ -945,6 +945,12 @@ static long uring_op(const struct step *s)
 	}
 }
 
+/* security.capability, revision 2: CAP_NET_RAW permitted and effective */
+static const struct vfs_cap_data fcaps = {
+	.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+	.data[0].permitted = 1U << CAP_NET_RAW,
+};
+
 static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 {
 	struct step s = { .t = t, .a = ai, .b = bi, .flags = flags, .abs = abs };
@@ -1003,6 +1009,21 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 	case T_TRUNCATE:
 		return sys_ret(syscall(SYS_truncate, a, 3));
 	case T_SETXATTR:
+		/*
+		 * One in three sets file capabilities, then opens the file:
+		 * PATH records show them (cap_fp=...) until a write to the
+		 * file drops them again.
+		 */
+		if (flags % 3 == 2) {
+			long fd;
+
+			r = sys_ret(syscall(SYS_setxattr, a, "security.capability",
+					    &fcaps, sizeof(fcaps), 0));
+			fd = r ? -1 : syscall(SYS_open, a, O_RDONLY);
+			if (fd >= 0)
+				syscall(SYS_close, fd);
+			return r;
+		}
 		return sys_ret(syscall(SYS_setxattr, a, slot ? "user.dt" : "trusted.dt",
 				       "v", 1, 0));
 	case T_ACCESS:

@@ -8,7 +8,9 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "../kselftest_harness.h"
 #include "audit_common.h"
@@ -532,6 +534,94 @@ TEST_F(watch, path_records_without_watch)
 	rec = keyed_record(_metadata, &self->nl, __NR_unlinkat, pid, "t_nowatch");
 	ASSERT_NE(NULL, rec);
 	EXPECT_PATH(rec, self->other, "DELETE");
+}
+
+#define FCAPS_XATTR "security.capability"
+
+/* set security.capability on @path: CAP_NET_RAW permitted, effective */
+static int set_fcaps(const char *path)
+{
+	struct vfs_cap_data cap = {
+		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+		.data[0].permitted = 1U << CAP_NET_RAW,
+	};
+
+	return setxattr(path, FCAPS_XATTR, &cap, XATTR_CAPS_SZ_2, 0);
+}
+
+/* one write, as a program's first write to a new file does */
+static int write_byte(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, "x", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/*
+ * stat @path under the watch keyed @key; its PATH record must carry the
+ * file capabilities @fp (permitted, as the record prints it), @fe and @fver
+ */
+static void expect_fcaps(struct __test_metadata *_metadata, struct audit_nl *nl,
+			 const char *path, const char *key, const char *fp,
+			 const char *fe, const char *fver)
+{
+	const struct audit_record *rec, *p;
+	pid_t pid;
+
+	pid = run_op(_metadata, nl, OP_STAT, path, NULL);
+	rec = keyed_record(_metadata, nl, -1, pid, key);
+	ASSERT_NE(NULL, rec);
+	p = audit_path_record(nl, rec->serial, path);
+	if (!p)
+		audit_dump(nl);
+	ASSERT_NE(NULL, p);
+	EXPECT_TRUE(audit_field_is(p, "cap_fp", fp) &&
+		    audit_field_is(p, "cap_fi", "0") &&
+		    audit_field_is(p, "cap_fe", fe) &&
+		    audit_field_is(p, "cap_fver", fver)) {
+		TH_LOG("want cap_fp=%s cap_fe=%s cap_fver=%s: %s", fp, fe,
+		       fver, p->text);
+	}
+}
+
+/*
+ * PATH records carry the file capabilities the inode has at lookup: none
+ * for a written file (the VFS marks it S_NOSEC), those set on it after the
+ * write, none again once a write has dropped them, and those of a file
+ * that was never written.
+ */
+TEST_F(watch, path_file_caps)
+{
+	struct audit_rule wf = watch_rule(AUDIT_WATCH, self->file, 0, "t_fcap");
+	struct audit_rule wo = watch_rule(AUDIT_WATCH, self->other, 0, "t_fcap_o");
+	const char *caps = "0000000000002000";	/* CAP_NET_RAW */
+	char buf[64];
+
+	ASSERT_EQ(0, audit_add(&self->nl, &wf));
+	ASSERT_EQ(0, audit_add(&self->nl, &wo));
+
+	ASSERT_EQ(0, write_byte(self->file));
+	expect_fcaps(_metadata, &self->nl, self->file, "t_fcap", "0", "0", "0");
+
+	if (set_fcaps(self->file) && errno == EOPNOTSUPP)
+		SKIP(return, "no security.* xattrs on /tmp (CONFIG_TMPFS_XATTR)");
+	ASSERT_EQ((ssize_t)XATTR_CAPS_SZ_2, getxattr(self->file, FCAPS_XATTR, buf,
+					     sizeof(buf)));
+	expect_fcaps(_metadata, &self->nl, self->file, "t_fcap", caps, "1", "2");
+
+	/* a write drops them (file_remove_privs()) */
+	ASSERT_EQ(0, write_byte(self->file));
+	ASSERT_EQ(-1, getxattr(self->file, FCAPS_XATTR, buf, sizeof(buf)));
+	ASSERT_EQ(ENODATA, errno);
+	expect_fcaps(_metadata, &self->nl, self->file, "t_fcap", "0", "0", "0");
+
+	ASSERT_EQ(0, set_fcaps(self->other));
+	expect_fcaps(_metadata, &self->nl, self->other, "t_fcap_o", caps, "1", "2");
 }
 
 TEST_HARNESS_MAIN
