@@ -601,6 +601,7 @@ TEST_F(watch, path_file_caps)
 	struct audit_rule wo = watch_rule(AUDIT_WATCH, self->other, 0, "t_fcap_o");
 	const char *caps = "0000000000002000";	/* CAP_NET_RAW */
 	char buf[64];
+	ssize_t len;
 
 	ASSERT_EQ(0, audit_add(&self->nl, &wf));
 	ASSERT_EQ(0, audit_add(&self->nl, &wo));
@@ -610,8 +611,8 @@ TEST_F(watch, path_file_caps)
 
 	if (set_fcaps(self->file) && errno == EOPNOTSUPP)
 		SKIP(return, "no security.* xattrs on /tmp (CONFIG_TMPFS_XATTR)");
-	ASSERT_EQ((ssize_t)XATTR_CAPS_SZ_2, getxattr(self->file, FCAPS_XATTR, buf,
-					     sizeof(buf)));
+	len = getxattr(self->file, FCAPS_XATTR, buf, sizeof(buf));
+	ASSERT_EQ((ssize_t)XATTR_CAPS_SZ_2, len);
 	expect_fcaps(_metadata, &self->nl, self->file, "t_fcap", caps, "1", "2");
 
 	/* a write drops them (file_remove_privs()) */
