@@ -11,6 +11,7 @@
 #   make profile         where instructions go: WORKLOAD=getpid RULES=norules
 #                        (base and patched; per function and instruction; O2=1)
 #   make check           checkpatch --strict, git am, sparse, W=1, coccicheck
+#                        (QUICK=1: git am, checkpatch, mutants only)
 #   make prepare         unpack the base, apply the series, add the selftests
 #   make kernel          build one kernel (BASE=, VARIANT=patched|base)
 #   make initramfs       busybox + selftests + bench + auditctl
@@ -32,7 +33,7 @@ S := scripts
 all: bench
 
 help:
-	@sed -n '2,24p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,25p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh
