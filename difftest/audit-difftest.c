@@ -23,7 +23,14 @@
  * process (ANOM_ABEND), exec (EXECVE), unix socket bind (SOCKADDR), pipe
  * (FD_PAIR), a signal to a process group (OBJ_PID, one or two targets),
  * setting audit_enabled (CONFIG_CHANGE, logged in the task's sendto()).
- * Between two steps it sometimes deletes one of the loaded rules.
+ * Some of these run in the traced task itself, which lives for the whole
+ * trace, so that its audit context carries what earlier syscalls left in
+ * it: loginuid writes (LOGIN), AUDIT_SET requests that log one to three
+ * CONFIG_CHANGE records in one syscall, capset and a protected_symlinks
+ * denial. Between two steps it sometimes deletes one of the loaded rules
+ * while the task waits in a syscall; at others it deletes all of them,
+ * deletes one or adds one while the task spins in user space, between two
+ * syscalls. One seed in seven loads no rule at all.
  * io_uring requests use only opcodes whose audit policy the series leaves
  * alone (the policy changes are uring_policy_test's).
  */
@@ -35,6 +42,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -46,6 +54,10 @@
 #define MAX_RULES	12
 #define MAX_STEPS	32
 #define STEP_MS		10000
+#define LOGINUID	"/proc/self/loginuid"
+
+#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define STORE(x, v)	__atomic_store_n(&(x), v, __ATOMIC_RELEASE)
 
 static __u64 rng_state;
 
@@ -116,7 +128,7 @@ struct idmap {
 	char *key[MAX_MAP];
 };
 
-static struct idmap pids, inodes, serials;
+static struct idmap pids, inodes, serials, sessions;
 
 static void idmap_clear(struct idmap *m)
 {
@@ -148,7 +160,7 @@ static const struct { int type; const char *name; } type_names[] = {
 	{ AUDIT_PROCTITLE, "PROCTITLE" }, { AUDIT_EOE, "EOE" },
 	{ AUDIT_ANOM_ABEND, "ANOM_ABEND" }, { AUDIT_ANOM_LINK, "ANOM_LINK" },
 	{ AUDIT_URINGOP, "URINGOP" }, { AUDIT_USER, "USER" },
-	{ AUDIT_KERNEL, "KERNEL" },
+	{ AUDIT_KERNEL, "KERNEL" }, { AUDIT_LOGIN, "LOGIN" },
 };
 
 static const char *type_name(int type)
@@ -223,6 +235,11 @@ static void emit_record(const struct audit_record *r)
 						  !strncmp(val, "iou-sqp-", 8))) {
 			/* io_uring's threads are named after their creator's pid */
 			snprintf(out, sizeof(out), "%.8sP%d", val, idmap_get(&pids, val + 8));
+			val = out;
+		} else if ((!strcmp(k, "ses") || !strcmp(k, "old-ses")) &&
+			   strcmp(val, "4294967295")) {
+			/* session ids count the loginuid writes of the boot */
+			snprintf(out, sizeof(out), "S%d", idmap_get(&sessions, val));
 			val = out;
 		} else if (!strcmp(k, "inode") || !strcmp(k, "ino")) {
 			snprintf(out, sizeof(out), "I%d", idmap_get(&inodes, val));
@@ -621,6 +638,8 @@ enum {
 	T_SYMLINK, T_READLINK, T_TRUNCATE, T_SETXATTR, T_ACCESS, T_BADPTR,
 	T_EXEC, T_EXEC_NX, T_SECCOMP, T_ANOM_SYMLINK, T_ANOM_HARDLINK, T_CAPSET,
 	T_CRASH, T_PIPE, T_SOCKET, T_KILL, T_CONFIG, T_FAIL_REMOVE, T_AS_USER,
+	/* in the traced task itself, never as uid 1000 */
+	T_LOGIN, T_CONFIG_SELF, T_CAPSET_SELF, T_ANOM_SELF,
 	T_URING, T_NR
 };
 
@@ -630,7 +649,14 @@ static const char *const t_names[T_NR] = {
 	"symlink", "readlink", "truncate", "setxattr", "access", "badptr",
 	"exec", "exec_nx", "seccomp", "anom_symlink", "anom_hardlink", "capset",
 	"crash", "pipe", "socket", "kill", "config", "fail_remove", "as_user",
-	"io_uring",
+	"login", "config_self", "capset_self", "anom_self", "io_uring",
+};
+
+/* what the daemon does to the rules while the task spins before a step */
+enum { SPIN_NONE, SPIN_DELETE_ALL, SPIN_DELETE_ONE, SPIN_ADD, SPIN_NR };
+
+static const char *const spin_names[SPIN_NR] = {
+	"", "delete all rules", "delete a rule", "add a rule",
 };
 
 struct step {
@@ -640,6 +666,7 @@ struct step {
 	bool abs;		/* absolute or relative (cwd is ROOT) paths */
 	int sub;		/* as_user: the step run as uid 1000 */
 	int sub_a, sub_b;
+	int spin;		/* SPIN_*: the task spins first, rules change */
 };
 
 static const int open_flags[] = {
@@ -664,7 +691,13 @@ static void gen_step(struct step *s, bool top)
 	memset(s, 0, sizeof(*s));
 	s->t = rnd(top ? T_NR : T_AS_USER);
 	if (top && chance(3))
-		s->t = T_FAIL_REMOVE;	/* one in 18 steps, not one in 36 */
+		s->t = T_FAIL_REMOVE;	/* one in 18 steps, not one in 39 */
+	else if (top && chance(10))	/* about one step in eight */
+		s->t = chance(60) ? T_LOGIN : T_CONFIG_SELF;
+	/* one step in seven: a quarter delete all, a quarter one, half add */
+	if (top && chance(15))
+		s->spin = PICK(((int[]){ SPIN_DELETE_ALL, SPIN_DELETE_ONE,
+					 SPIN_ADD, SPIN_ADD }));
 	s->a = gen_name();
 	s->b = gen_name();
 	s->abs = chance(60);
@@ -712,6 +745,18 @@ static void describe_step(char *buf, size_t n, const struct step *s)
 			 open_flags[s->flags]);
 	}
 }
+
+/*
+ * Shared by the daemon and the traced task: before a step with a spin, the
+ * task announces the step in @spinning and loops in user space until the
+ * daemon, done changing the rules, writes the step to @release.
+ */
+struct spin_shared {
+	int spinning;
+	int release;
+};
+
+static struct spin_shared *spin;
 
 /* ---------- the child: running the trace ---------- */
 
@@ -793,6 +838,9 @@ static int gc_capset(const struct step *s)
 
 	if (syscall(SYS_capget, &h, d))
 		return 2;
+	/* in the traced task: set what it has (CAPSET, where not a dummy) */
+	if (s->t == T_CAPSET_SELF)
+		return syscall(SYS_capset, &h, d) ? errno : 0;
 	d[0].effective &= ~(1U << CAP_SYS_ADMIN);
 	if (s->flags & 1)
 		d[0].permitted &= ~(1U << CAP_SYS_ADMIN);
@@ -802,17 +850,29 @@ static int gc_capset(const struct step *s)
 /*
  * Set audit_enabled to 1, what it is: the kernel logs a CONFIG_CHANGE
  * record during this task's sendto(), which with no rule loaded turns a
- * dummy context into one that logs the syscall at exit.
+ * dummy context into one that logs the syscall at exit. T_CONFIG runs it
+ * in a fresh grandchild, T_CONFIG_SELF in the traced task, sometimes with
+ * the rate and backlog limits as well (up to three records in one syscall).
  */
 static int gc_config(const struct step *s)
 {
+	/* in the traced task: one to three settings, a record for each */
+	static const __u32 masks[] = {
+		AUDIT_STATUS_ENABLED,
+		AUDIT_STATUS_ENABLED | AUDIT_STATUS_RATE_LIMIT,
+		AUDIT_STATUS_ENABLED | AUDIT_STATUS_RATE_LIMIT |
+		AUDIT_STATUS_BACKLOG_LIMIT,
+	};
 	struct {
 		struct nlmsghdr h;
 		struct audit_status st;
 	} m = {
 		.h = { .nlmsg_len = sizeof(m), .nlmsg_type = AUDIT_SET,
 		       .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1 },
-		.st = { .mask = AUDIT_STATUS_ENABLED, .enabled = 1 },
+		/* the values the daemon set up: nothing changes */
+		.st = { .mask = s->t == T_CONFIG_SELF ? masks[s->flags % 3] :
+				AUDIT_STATUS_ENABLED,
+			.enabled = 1, .rate_limit = 0, .backlog_limit = 16384 },
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT), r;
@@ -951,6 +1011,21 @@ static const struct vfs_cap_data fcaps = {
 	.data[0].permitted = 1U << CAP_NET_RAW,
 };
 
+static int login_fd = -1;	/* the traced task's /proc/self/loginuid */
+
+/*
+ * Write the traced task's loginuid in one pwrite(): a LOGIN record, in any
+ * context. Unsetting it (4294967295) ends the session; the next write sets
+ * one again without privilege.
+ */
+static long self_login(int flags)
+{
+	static const char *const auids[] = { "1000", "2000", "4294967295" };
+	const char *v = auids[flags % 3];
+
+	return sys_ret(syscall(SYS_pwrite64, login_fd, v, strlen(v), 0));
+}
+
 static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 {
 	struct step s = { .t = t, .a = ai, .b = bi, .flags = flags, .abs = abs };
@@ -1046,6 +1121,15 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 		return in_grandchild(gc_kill, &s);
 	case T_CONFIG:
 		return in_grandchild(gc_config, &s);
+	case T_LOGIN:
+		return self_login(flags);
+	case T_CONFIG_SELF:
+		return gc_config(&s);
+	case T_CAPSET_SELF:
+		return gc_capset(&s);
+	case T_ANOM_SELF:
+		/* root follows uid 1000's link in the sticky directory */
+		return sys_ret(syscall(SYS_open, "sticky/l", O_RDONLY));
 	case T_PIPE: {
 		int p[2];
 
@@ -1108,6 +1192,9 @@ static void run_trace(const struct step *steps, int n, int go)
 
 	if (!c || audit_open(c) || chdir(ROOT))
 		_exit(2);
+	login_fd = open(LOGINUID, O_WRONLY);
+	if (login_fd < 0)
+		_exit(2);
 	child_marker(c, "start", 0);
 	for (i = 0; i < n; i++) {
 		const struct step *s = &steps[i];
@@ -1115,6 +1202,12 @@ static void run_trace(const struct step *steps, int n, int go)
 
 		if (read(go, &ch, 1) != 1)
 			_exit(3);
+		if (s->spin) {
+			/* no syscall until the daemon has changed the rules */
+			STORE(spin->spinning, i + 1);
+			while (LOAD(spin->release) != i + 1)
+				;
+		}
 		if (s->t == T_URING)
 			r = uring_op(s);
 		else if (s->t == T_AS_USER)
@@ -1174,12 +1267,48 @@ static void emit_upto(int m)
 
 /* ---------- one seed ---------- */
 
-static unsigned long rules_ok, rules_total, rules_deleted;
+static unsigned long rules_ok, rules_total, rules_deleted, rules_added;
 
-/* between two steps of the trace: delete one of the loaded rules */
+/* rules added during the trace, at most one per step */
+#define MAX_ALL_RULES	(MAX_RULES + MAX_STEPS)
+
+/*
+ * Seeds that reach each case the trace is built for (what the task's
+ * context carries from one syscall to the next); printed at the end.
+ */
+enum {
+	COV_BARE,		/* no rule loaded at any time */
+	COV_TASK_RECORDS,	/* two or more records from the task's own syscalls */
+	COV_RECORDS_IN_ONE,	/* one syscall logging two or more records */
+	COV_SPIN_DELETE_ALL,	/* all rules deleted while the task spun */
+	COV_SPIN_DELETE_ONE,	/* one rule deleted while it spun */
+	COV_SPIN_ADD,		/* a rule added while it spun */
+	COV_DUMMY_AFTER,	/* a record in a syscall without rules, after the
+				 * task's earlier records or syscalls with rules */
+	COV_NR
+};
+
+static const char *const cov_names[COV_NR] = {
+	"no-rules", "task-records>=2", "records-in-one-syscall>=2",
+	"spin-delete-all", "spin-delete-one", "spin-add",
+	"record-without-rules-after-state",
+};
+
+static unsigned long cov_seeds, cov[COV_NR];
+
+static void delete_one(struct gen_rule *rules, bool *live, int i)
+{
+	int ret = audit_rule_send(&nl, AUDIT_DEL_RULE, &rules[i].r);
+
+	emit("delete rule %d -> %s", i, ret ? strerror(-ret) : "ok");
+	live[i] = false;
+	rules_deleted += !ret;
+}
+
+/* delete one of the loaded rules, if any */
 static void delete_rule(struct gen_rule *rules, bool *live, int nrules)
 {
-	int i, n = 0, pick, ret;
+	int i, n = 0, pick;
 
 	for (i = 0; i < nrules; i++)
 		n += live[i];
@@ -1189,19 +1318,82 @@ static void delete_rule(struct gen_rule *rules, bool *live, int nrules)
 	for (i = 0; i < nrules; i++)
 		if (live[i] && !pick--)
 			break;
-	ret = audit_rule_send(&nl, AUDIT_DEL_RULE, &rules[i].r);
-	emit("delete rule %d -> %s", i, ret ? strerror(-ret) : "ok");
-	live[i] = false;
-	rules_deleted += !ret;
+	delete_one(rules, live, i);
 	collect("delete");
+}
+
+/* add a random rule as rule @i */
+static int add_rule(struct gen_rule *rules, bool *live, int i)
+{
+	int ret;
+
+	gen_rule(&rules[i]);
+	ret = audit_rule_send(&nl, AUDIT_ADD_RULE, &rules[i].r);
+	emit("rule %d: %s -> %s", i, rules[i].desc, ret ? strerror(-ret) : "ok");
+	live[i] = !ret;
+	/* the kernel keeps (and matches deletes) without PREPEND */
+	rules[i].r.d->flags &= ~AUDIT_FILTER_PREPEND;
+	return ret;
+}
+
+/* rules that make a context not a dummy (audit_n_rules): not exclude's */
+static int counted_rules(const struct gen_rule *rules, const bool *live, int n)
+{
+	int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += live[i] && (rules[i].r.d->flags & ~AUDIT_FILTER_PREPEND) !=
+				AUDIT_FILTER_EXCLUDE;
+	return c;
+}
+
+/* wait until the task spins before step @i (counted from 1) */
+static bool wait_spin(int i)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (LOAD(spin->spinning) != i) {
+		if (audit_ms_since(&t0) > STEP_MS)
+			return false;
+		usleep(200);
+	}
+	return true;
+}
+
+/* while the task spins: change the rules as @s->spin says */
+static void spin_change(const struct step *s, struct gen_rule *rules,
+			bool *live, int *nrules, bool bare)
+{
+	int i;
+
+	emit("spin: %s", spin_names[s->spin]);
+	switch (s->spin) {
+	case SPIN_DELETE_ALL:
+		for (i = 0; i < *nrules; i++)
+			if (live[i])
+				delete_one(rules, live, i);
+		break;
+	case SPIN_DELETE_ONE:
+		delete_rule(rules, live, *nrules);
+		break;
+	case SPIN_ADD:
+		if (bare || *nrules == MAX_ALL_RULES)
+			break;
+		rules_added += !add_rule(rules, live, *nrules);
+		rules_total++;
+		(*nrules)++;
+		break;
+	}
+	collect("spin");
 }
 
 static void run_seed(unsigned long seed)
 {
-	struct gen_rule rules[MAX_RULES];
-	bool live[MAX_RULES];
+	struct gen_rule rules[MAX_ALL_RULES];
+	bool live[MAX_ALL_RULES], c[COV_NR] = {}, touched = false, bare;
 	struct step steps[MAX_STEPS];
-	int nrules, nsteps, i, m, ok = 0, go[2], st;
+	int nrules, nsteps, i, m, ok = 0, go[2], st, task_records = 0;
 	long r;
 	char d[256];
 	pid_t pid;
@@ -1213,23 +1405,16 @@ static void run_seed(unsigned long seed)
 	idmap_clear(&pids);
 	idmap_clear(&inodes);
 	idmap_clear(&serials);
+	idmap_clear(&sessions);
 	make_tree();
 	audit_drain(&nl, 0);
 	audit_records_clear(&nl);
 
-	nrules = rnd(MAX_RULES + 1);
-	for (i = 0; i < nrules; i++) {
-		int ret;
-
-		gen_rule(&rules[i]);
-		ret = audit_rule_send(&nl, AUDIT_ADD_RULE, &rules[i].r);
-		emit("rule %d: %s -> %s", i, rules[i].desc,
-		     ret ? strerror(-ret) : "ok");
-		ok += !ret;
-		live[i] = !ret;
-		/* the kernel keeps (and matches deletes) without PREPEND */
-		rules[i].r.d->flags &= ~AUDIT_FILTER_PREPEND;
-	}
+	/* one seed in seven loads no rule, before or during the trace */
+	bare = chance(14);
+	nrules = bare ? 0 : rnd(MAX_RULES + 1);
+	for (i = 0; i < nrules; i++)
+		ok += !add_rule(rules, live, i);
 	rules_ok += ok;
 	rules_total += nrules;
 	collect("rules");
@@ -1242,6 +1427,8 @@ static void run_seed(unsigned long seed)
 		harness_error = true;
 		return;
 	}
+	STORE(spin->spinning, 0);
+	STORE(spin->release, 0);
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
@@ -1263,11 +1450,38 @@ static void run_seed(unsigned long seed)
 	for (i = 0; i < nsteps; i++) {
 		char what[16];
 
+		const struct step *s = &steps[i];
+
 		if (chance(15))
 			delete_rule(rules, live, nrules);
-		describe_step(d, sizeof(d), &steps[i]);
+		describe_step(d, sizeof(d), s);
 		snprintf(what, sizeof(what), "step%d", i);
-		if (write(go[1], "g", 1) != 1 || (m = wait_marker(what, &r)) < 0) {
+		if (write(go[1], "g", 1) != 1 ||
+		    (s->spin && !wait_spin(i + 1))) {
+			emit("step %d: %s: the child did not begin the step", i, d);
+			harness_error = true;
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (s->spin) {
+			c[COV_SPIN_DELETE_ALL] |= s->spin == SPIN_DELETE_ALL &&
+						  counted_rules(rules, live, nrules);
+			c[COV_SPIN_DELETE_ONE] |= s->spin == SPIN_DELETE_ONE &&
+						  counted_rules(rules, live, nrules);
+			c[COV_SPIN_ADD] |= s->spin == SPIN_ADD && !bare;
+			spin_change(s, rules, live, &nrules, bare);
+			STORE(spin->release, i + 1);
+		}
+		if (s->t == T_LOGIN || s->t == T_CONFIG_SELF) {
+			c[COV_DUMMY_AFTER] |= touched &&
+					      !counted_rules(rules, live, nrules);
+			c[COV_RECORDS_IN_ONE] |= s->t == T_CONFIG_SELF &&
+						 s->flags % 3;
+			c[COV_TASK_RECORDS] |= ++task_records >= 2;
+			touched = true;
+		}
+		touched |= counted_rules(rules, live, nrules) > 0;
+		if ((m = wait_marker(what, &r)) < 0) {
 			emit("step %d: %s: the child did not finish the step", i, d);
 			harness_error = true;
 			kill(pid, SIGKILL);
@@ -1289,6 +1503,10 @@ static void run_seed(unsigned long seed)
 	collect("flush");
 	for (i = 0; i < nrules; i++)
 		audit_rule_free(&rules[i].r);
+	c[COV_BARE] = bare;
+	cov_seeds++;
+	for (i = 0; i < COV_NR; i++)
+		cov[i] += c[i];
 
 	printf("DIFFTEST seed=%lu rules=%d/%d steps=%d records=%d hash=%016llx\n",
 	       seed, ok, nrules, nsteps, tr_records,
@@ -1382,6 +1600,12 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
+	spin = mmap(NULL, sizeof(*spin), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (spin == MAP_FAILED) {
+		perror("audit-difftest: mmap");
+		return 1;
+	}
 	ret = audit_register(&nl);
 	if (ret) {
 		fprintf(stderr, "audit-difftest: cannot become the audit daemon: %s\n",
@@ -1410,8 +1634,12 @@ int main(int argc, char **argv)
 		for (seed = first; seed < first + count; seed++)
 			run_seed(seed);
 	}
-	printf("DIFFTEST-COVERAGE rules accepted %lu of %lu, deleted during the trace %lu\n",
-	       rules_ok, rules_total, rules_deleted);
+	printf("DIFFTEST-COVERAGE rules accepted %lu of %lu, deleted during the trace %lu, added %lu\n",
+	       rules_ok + rules_added, rules_total, rules_deleted, rules_added);
+	printf("DIFFTEST-COVERAGE seeds %lu:", cov_seeds);
+	for (i = 0; i < COV_NR; i++)
+		printf(" %s=%lu", cov_names[i], cov[i]);
+	printf("\n");
 	for (i = 0; i < 64 && seen[i].type; i++)
 		printf("DIFFTEST-COVERAGE %s %lu\n", type_name(seen[i].type), seen[i].n);
 	audit_set_status(&nl, AUDIT_STATUS_PID, 0, 0);

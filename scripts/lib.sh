@@ -4,6 +4,10 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 BASES_ALL=$(cd "$TOP/kernel" && ls *.conf | sed 's/\.conf$//' | sort -V | tr '\n' ' ')
+# the base the verbs default to, and the one make test runs the mutants on
+PRIMARY_BASE=6.12
+# the mutants make test must see caught (difftest/mutants/NAME.patch)
+MUTANTS_DEFAULT="reset-keeps-prio entry-keeps-current-state"
 
 # Progress: one line per stage, with the seconds since the outermost harness
 # command started. Full logs go to $LOGS.

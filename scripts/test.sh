@@ -12,6 +12,10 @@
 # fails other programs) run in a boot of their own, with their TAP checked.
 # Then the differential record test (scripts/difftest.sh, DIFF_SEEDS seeds,
 # default 200) compares the base and patched kernels; DIFFTEST=0 skips it.
+# On the bases in MUTANT_BASES (default: the primary base) it then builds
+# each of MUTANTS (difftest/mutants/NAME.patch on the patched tree) and runs
+# the same seeds on it: each must differ from the patched kernel in at least
+# one seed, or the differential test could not see that kind of mistake.
 # PREFIXES=1 also tests every prefix of the series (VARIANT=pN), each against
 # the fixed-by=N marks of patches/BASE/base-xfail: a tree that cannot be
 # bisected fails here.
@@ -137,6 +141,30 @@ for b in $BASES; do
 		tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3))
 	fi
 	[ $rc = 0 ] || problems="$problems $b$S:difftest"
+	case " ${MUTANT_BASES-$PRIMARY_BASE} " in *" $b "*) ;; *) continue ;; esac
+	for m in ${MUTANTS-$MUTANTS_DEFAULT}; do
+		mf=$TOP/difftest/mutants/$m.patch
+		label="$b$S mutant $m"
+		if ! MUTANT=$mf "$TOP/scripts/build-kernel.sh" "$b" mutant; then
+			problems="$problems $b/mutant-$m:build"
+			continue
+		fi
+		out=$(NOBUILD=1 MUTANT=$mf DIFF_REPORT=0 \
+			DIFF_A_OUT=$BUILD/difftest/$b$S/B-patched.out "$TOP/scripts/difftest.sh" "$b")
+		rc=$?
+		# caught: seeds differ (not a guest or harness failure)
+		nbad=$(echo "$out" | sed -n 's/^  FAIL \([0-9]*\) seed(s) emit different records.*/\1/p')
+		if [ $rc = 1 ] && [ "${nbad:-0}" -gt 0 ]; then
+			line="$label: 1 passed, 0 failed, 0 skipped
+  (caught: $nbad of ${DIFF_SEEDS:-200} seeds emit other records)"
+			tp=$((tp + 1))
+		else
+			line="$label: 0 passed, 1 failed, 0 skipped
+  FAIL the differential test did not catch it: $(echo "$out" | head -1)"
+			tf=$((tf + 1))
+		fi
+		echo "$line" | tee -a "$summary"
+	done
 done
 
 info "audit selftests done in $(( $(date +%s) - start ))s (logs: ${LOGS#$TOP/}/)"
