@@ -236,7 +236,8 @@ static void emit_record(const struct audit_record *r)
 			/* io_uring's threads are named after their creator's pid */
 			snprintf(out, sizeof(out), "%.8sP%d", val, idmap_get(&pids, val + 8));
 			val = out;
-		} else if ((!strcmp(k, "ses") || !strcmp(k, "old-ses")) &&
+		} else if ((!strcmp(k, "ses") || !strcmp(k, "old-ses") ||
+			    !strcmp(k, "oses")) &&
 			   strcmp(val, "4294967295")) {
 			/* session ids count the loginuid writes of the boot */
 			snprintf(out, sizeof(out), "S%d", idmap_get(&sessions, val));
@@ -692,7 +693,7 @@ static void gen_step(struct step *s, bool top)
 	s->t = rnd(top ? T_NR : T_AS_USER);
 	if (top && chance(3))
 		s->t = T_FAIL_REMOVE;	/* one in 18 steps, not one in 39 */
-	else if (top && chance(10))	/* about one step in eight */
+	else if (top && chance(10))	/* with T_NR's share: one in seven */
 		s->t = chance(60) ? T_LOGIN : T_CONFIG_SELF;
 	/* one step in seven: a quarter delete all, a quarter one, half add */
 	if (top && chance(15))

@@ -44,6 +44,7 @@ export TIMEOUT=${TIMEOUT:-$((300 + SEEDS * 3))}
 
 boot() {	# boot VARIANT ARGS OUTFILE
 	local v=$1 args=$2 out=$3 log
+	rm -f "$out"
 	log=$LOGS/$BASE-$v${SUFFIX:-}-difftest-$(basename "$out").log
 	if ! LOG=$log "$TOP/scripts/qemu-run.sh" "$BASE" "$v" difftest \
 		"harness.difftest=$(echo "$args" | tr ' ' '+')" >/dev/null; then

@@ -141,6 +141,8 @@ for b in $BASES; do
 		tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3))
 	fi
 	[ $rc = 0 ] || problems="$problems $b$S:difftest"
+	# the mutants are compared with this run's patched transcript
+	[ $rc = 0 ] || continue
 	case " ${MUTANT_BASES-$PRIMARY_BASE} " in *" $b "*) ;; *) continue ;; esac
 	for m in ${MUTANTS-$MUTANTS_DEFAULT}; do
 		mf=$TOP/difftest/mutants/$m.patch

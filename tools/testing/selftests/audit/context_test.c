@@ -344,11 +344,44 @@ TEST_F(deleted_rule, login_in_next_syscall)
 
 /*
  * The same in an io_uring worker: two IORING_OP_SENDMSG requests, each
- * forced to a worker thread (IOSQE_ASYNC), each carrying an AUDIT_SET.
- * The worker, which lives on between them, logs a CONFIG_CHANGE record
- * in each request, and each must come with the URINGOP record of its
- * own request.
+ * carrying an AUDIT_SET, the first forced to a worker thread
+ * (IOSQE_ASYNC) and linked to the second (IOSQE_IO_LINK), which the same
+ * worker then runs when the first completes. The worker logs a
+ * CONFIG_CHANGE record in each request, and each must come with the
+ * URINGOP record of its own request.
  */
+static int ring_run_two(struct ring *r, const struct io_uring_sqe *sqe)
+{
+	__u32 *sq_tail = r->sq + r->p.sq_off.tail;
+	__u32 *sq_mask = r->sq + r->p.sq_off.ring_mask;
+	__u32 *sq_array = r->sq + r->p.sq_off.array;
+	__u32 *cq_head = r->cq + r->p.cq_off.head;
+	__u32 *cq_tail = r->cq + r->p.cq_off.tail;
+	__u32 *cq_mask = r->cq + r->p.cq_off.ring_mask;
+	struct io_uring_cqe *cqes = r->cq + r->p.cq_off.cqes;
+	__u32 tail = *sq_tail, head;
+	int i, bad = 0;
+
+	for (i = 0; i < 2; i++) {
+		__u32 idx = (tail + i) & *sq_mask;
+
+		r->sqes[idx] = sqe[i];
+		sq_array[idx] = idx;
+	}
+	__atomic_store_n(sq_tail, tail + 2, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, r->fd, 2, 2, IORING_ENTER_GETEVENTS,
+		    NULL, 0) < 0)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		head = *cq_head;
+		if (head == __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE))
+			return -1;
+		bad |= cqes[head & *cq_mask].res != (int)sqe[i].user_data;
+		__atomic_store_n(cq_head, head + 1, __ATOMIC_RELEASE);
+	}
+	return bad ? -1 : 0;
+}
+
 static int child_two_config_changes_async(void *arg)
 {
 	struct {
@@ -365,27 +398,24 @@ static int child_two_config_changes_async(void *arg)
 		.msg_name = &sa, .msg_namelen = sizeof(sa),
 		.msg_iov = &iov, .msg_iovlen = 1,
 	};
-	struct io_uring_sqe sqe = {
-		.opcode = IORING_OP_SENDMSG,
-		.flags = IOSQE_ASYNC,
-		.addr = (unsigned long)&mh,
-		.len = 1,
+	/* user_data: the result each must have, all of the message sent */
+	struct io_uring_sqe sqe[2] = {
+		{ .opcode = IORING_OP_SENDMSG, .flags = IOSQE_ASYNC | IOSQE_IO_LINK,
+		  .addr = (unsigned long)&mh, .len = 1, .user_data = sizeof(m) },
+		{ .opcode = IORING_OP_SENDMSG,
+		  .addr = (unsigned long)&mh, .len = 1, .user_data = sizeof(m) },
 	};
 	struct ring ring;
-	int fd, i;
+	int fd;
 
 	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
 	if (fd < 0)
 		return C_NETLINK;
 	if (ring_init(&ring))
 		return C_URING;
-	sqe.fd = fd;
-	for (i = 0; i < 2; i++) {
-		m.h.nlmsg_seq = i + 1;
-		if (ring_run(&ring, &sqe) != sizeof(m))
-			return C_URING;
-	}
-	return 0;
+	sqe[0].fd = fd;
+	sqe[1].fd = fd;
+	return ring_run_two(&ring, sqe) ? C_URING : 0;
 }
 
 TEST_F(context, two_config_changes_in_io_worker)
@@ -436,10 +466,12 @@ TEST_F(context, two_config_changes_in_io_worker)
 
 /*
  * A record's time is that of its own syscall's entry: a LOGIN record
- * logged in a syscall without rules, two seconds after the task's last
- * logged syscall, carries the later time.
+ * logged in a syscall without rules (the rule that logged the task's
+ * getppid() is deleted while it sleeps), two seconds after that
+ * getppid(), carries the later time.
  */
 struct times {
+	int logged;
 	struct timespec before, after;
 };
 
@@ -451,6 +483,7 @@ static int child_login_later(void *arg)
 	if (fd < 0)
 		return C_OPEN;
 	syscall(__NR_getppid);
+	STORE(t->logged, 1);
 	sleep(2);
 	clock_gettime(CLOCK_REALTIME, &t->before);
 	ret = write_loginuid(fd);
@@ -481,9 +514,10 @@ TEST_F(context, record_time_is_its_syscalls)
 	const struct audit_record *r, *sys;
 	struct audit_child c = { .go = -1 };
 	struct audit_rule rule;
+	struct timespec t0;
 	struct times *t;
 	long long ms;
-	int status;
+	int status, ret;
 
 	if (!self->ready)
 		SKIP(return, "no audit daemon session");
@@ -494,7 +528,15 @@ TEST_F(context, record_time_is_its_syscalls)
 	rule = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, c.pid, "t_time");
 	ASSERT_EQ(0, audit_add(nl, &rule));
 	audit_records_clear(nl);
+	ASSERT_EQ(1, write(c.go, "g", 1));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!LOAD(t->logged) && audit_ms_since(&t0) < SPIN_MS)
+		usleep(1000);
+	/* the child sleeps: its pwrite() will begin without rules */
+	ret = audit_del(nl, -1);
 	status = audit_child_finish(&c);
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, audit_list_rules(nl, NULL, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	if (WEXITSTATUS(status) == C_EPERM)
 		SKIP(return, "the loginuid is immutable here");
@@ -639,7 +681,7 @@ TEST_F(context, sockaddr_ends_with_syscall)
 
 static int child_kill_then_getppid(void *arg)
 {
-	pid_t *targets = arg;
+	pid_t *targets = arg, parent = getpid();
 	int i, ret = 0;
 
 	for (i = 0; i < 2; i++) {
@@ -650,6 +692,9 @@ static int child_kill_then_getppid(void *arg)
 			return C_SYSCALL;
 		if (!t) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			/* its parent may have died before the prctl() */
+			if (getppid() != parent)
+				_exit(0);
 			pause();
 			_exit(0);
 		}
