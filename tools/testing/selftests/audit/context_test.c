@@ -534,7 +534,9 @@ TEST_F(context, record_time_is_its_syscalls)
 		usleep(1000);
 	/* the child sleeps: its pwrite() will begin without rules */
 	ret = audit_del(nl, -1);
-	status = audit_child_finish(&c);
+	close(c.go);
+	status = -1;
+	waitpid(c.pid, &status, 0);
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, audit_list_rules(nl, NULL, 0));
 	ASSERT_TRUE(WIFEXITED(status));
