@@ -3,8 +3,10 @@
 # needs first (make deps, as root).
 #
 #   make                 = make bench
-#   make test            selftests and difftest, base and patched, every base
-#                        (DEBUG=1: on KASAN/lockdep kernels)
+#   make test            mainline: selftests and difftest, base and patched,
+#                        the mutants; 6.12, 6.1: the patched kernels' selftests
+#   make test-all        the full matrix: every base as mainline above
+#                        (BASES=6.12: one base in full; DEBUG=1: KASAN/lockdep)
 #   make bench           base vs patched, instructions/op, table and plot (O2=1)
 #   make difftest        base vs patched: the same random rules and syscalls
 #                        must give the same records (DIFF_SEEDS=, MUTANT=)
@@ -21,19 +23,19 @@
 #   make apply KSRC=dir  apply the matching series to your own tree
 #   make clean           remove build/ (keeps the ccache)
 
-BASE ?= 6.12
+BASE ?= mainline
 VARIANT ?= patched
 RUN ?= selftests
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all deps prepare kernel kernels initramfs boot test bench check difftest profile \
+.PHONY: all deps prepare kernel kernels initramfs boot test test-all bench check difftest profile \
 	export series apply clean help
 
 all: bench
 
 help:
-	@sed -n '2,25p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,27p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@$(S)/deps.sh
@@ -53,9 +55,12 @@ initramfs: prepare
 boot: kernel initramfs
 	@$(S)/qemu-run.sh $(BASE) $(VARIANT) $(RUN) $(ARGS)
 
-# BASES= limits the bases (default: all); TESTS= a subset of the selftests
+# BASES= names the bases to test in full; TESTS= a subset of the selftests
 test: deps
 	@$(S)/test.sh
+
+test-all: deps
+	@BASES=all $(S)/test.sh
 
 bench: deps
 	@$(S)/bench.sh $(BASE)

@@ -9,11 +9,12 @@ dir=${1:-}
 [ -n "$dir" ] || die "usage: make apply KSRC=/path/to/linux"
 [ -f "$dir/Makefile" ] && [ -d "$dir/kernel" ] || die "$dir does not look like a kernel tree"
 dir=$(cd "$dir" && pwd)
-b=$(tree_base "$dir") || die "cannot read VERSION/PATCHLEVEL from $dir/Makefile"
-[ -f "$TOP/kernel/$b.conf" ] && [ -f "$TOP/patches/$b/series" ] ||
-	die "$dir is Linux $b; this repository has series for: $BASES_ALL"
+ver=$(tree_version "$dir") || die "cannot read VERSION/PATCHLEVEL from $dir/Makefile"
+b=$(tree_base "$dir")
+[ -n "$b" ] && [ -f "$TOP/patches/$b/series" ] ||
+	die "$dir is Linux $ver; this repository has series for: $BASES_ALL (mainline: $( . "$TOP/kernel/mainline.conf"; echo "$KVER"))"
 load_base "$b"
-info "applying patches/$b/series to $dir (Linux $b)"
+info "applying patches/$b/series to $dir (Linux $ver)"
 n=0
 for p in $(series_patches); do
 	n=$((n + 1))

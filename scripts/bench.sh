@@ -14,7 +14,7 @@
 # is the base plus the two backports).
 set -eu
 . "$(dirname "$0")/lib.sh"
-load_base "${1:-6.12}"
+load_base "${1:-$PRIMARY_BASE}"
 start=$(date +%s)
 bench_opt_level
 name=$BASE${SUFFIX:-}

@@ -72,9 +72,16 @@ if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.fragments.sum" 2>/dev/null)" != "$
 	cat $frags > "$OUT/fragments.config"
 	(cd "$OUT" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" .config fragments.config >/dev/null)
 	kmake -C "$SRC" O="$OUT" olddefconfig >/dev/null 2>&1
-	# every option the fragments ask for must have survived olddefconfig
+	# every option the fragments ask for must have survived olddefconfig;
+	# an option this kernel's Kconfig no longer defines is only reported
+	known=$(find "$SRC" -name 'Kconfig*' -not -path '*/.git/*' -print0 |
+		xargs -0 sed -n 's/^[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Za-z0-9_]*\).*/CONFIG_\2/p' | sort -u)
 	bad=0
 	while read -r line; do
+		if ! echo "$known" | grep -qx "${line%%=*}"; then
+			info "$BASE/$VARIANT: ${line%%=*} does not exist in this kernel (fragment line ignored)"
+			continue
+		fi
 		case "$line" in
 		CONFIG_*=n) o=${line%%=*}; grep -q "^$o=" "$OUT/.config" && { echo "  $o: wanted n, got $(grep "^$o=" "$OUT/.config")" >&2; bad=1; } ;;
 		CONFIG_*=*) grep -qx "$line" "$OUT/.config" || { echo "  ${line%%=*}: wanted ${line#*=}, got $(grep "^${line%%=*}=" "$OUT/.config" || echo unset)" >&2; bad=1; } ;;

@@ -8,7 +8,8 @@
 #    the patched tree that the base does not have
 #  - coccinelle's report mode on those files: likewise
 #  - make series builds the mails and git send-email --dry-run takes them
-#  - every difftest/mutants/*.patch still applies to the patched tree, so
+#  - every difftest/mutants/*.patch (or the base's own version of it in
+#    difftest/mutants/BASE/) still applies to the patched tree, so
 #    that make difftest MUTANT=... shows what it says it shows
 #  - kernel/, io_uring/ and init/ compile with CONFIG_AUDIT=n and with
 #    CONFIG_IO_URING=n (CONFIG_AUDITSYSCALL follows CONFIG_AUDIT on x86),
@@ -61,10 +62,11 @@ for b in $BASES; do
 
 	for m in "$TOP"/difftest/mutants/*.patch; do
 		[ -f "$m" ] || continue
+		m=$(mutant_file "$(basename "$m" .patch)" "$b")
 		if res=$(git -C "$KSRC" apply --check "$m" 2>&1); then
-			ok "$b: mutant $(basename "$m") applies to the patched tree"
+			ok "$b: mutant ${m#$TOP/difftest/mutants/} applies to the patched tree"
 		else
-			bad "$b: mutant $(basename "$m") no longer applies to the patched tree:"
+			bad "$b: mutant ${m#$TOP/difftest/mutants/} no longer applies to the patched tree:"
 			echo "$res" | sed 's/^/       /'
 		fi
 	done

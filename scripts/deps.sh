@@ -15,14 +15,25 @@ for p in $PKGS; do
 done
 pins=$(for b in $BASES_ALL; do
 	(
-		. "$TOP/kernel/$b.conf"
+		load_base "$b"
+		[ -z "${SUITE:-}" ] || exit 0	# fetched below, not installed
 		v=$(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || true)
 		[ "$v" = "$PKG_VERSION" ] || echo "$PKG=$PKG_VERSION"
 	)
 done)
 missing="$missing $pins"
 missing=$(echo $missing)
-[ -z "$missing" ] && exit 0
+# the bases from suites the host does not use (Debian experimental)
+fetch_bases() {
+	local b
+	for b in $BASES_ALL; do
+		( load_base "$b"; [ -z "${SUITE:-}" ] || "$TOP/scripts/fetch-base.sh" "$b" ) || exit 1
+	done
+}
+if [ -z "$missing" ]; then
+	fetch_bases
+	exit 0
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "error: missing packages: $missing" >&2
@@ -49,3 +60,4 @@ if ! apt-get install -y -q --no-install-recommends --allow-downgrades $missing >
 		die "apt-get install failed (log: /tmp/deps-apt.log)"
 	fi
 fi
+fetch_bases

@@ -5,9 +5,19 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 BASES_ALL=$(cd "$TOP/kernel" && ls *.conf | sed 's/\.conf$//' | sort -V | tr '\n' ' ')
 # the base the verbs default to, and the one make test runs the mutants on
-PRIMARY_BASE=6.12
+PRIMARY_BASE=mainline
 # the mutants make test must see caught (difftest/mutants/NAME.patch)
 MUTANTS_DEFAULT="reset-keeps-prio entry-keeps-current-state"
+
+# mutant_file NAME BASE: the mutant's patch for BASE: difftest/mutants/BASE/
+# NAME.patch where the base's code needs its own, else difftest/mutants/NAME.patch
+mutant_file() {
+	if [ -f "$TOP/difftest/mutants/$2/$1.patch" ]; then
+		echo "$TOP/difftest/mutants/$2/$1.patch"
+	else
+		echo "$TOP/difftest/mutants/$1.patch"
+	fi
+}
 
 # Progress: one line per stage, with the seconds since the outermost harness
 # command started. Full logs go to $LOGS.
@@ -23,8 +33,15 @@ load_base() {
 	[ -n "$BASE" ] || die "no BASE given (known: $BASES_ALL)"
 	[ -f "$TOP/kernel/$BASE.conf" ] ||
 		die "unknown base '$BASE' (known: $BASES_ALL); add kernel/$BASE.conf to support it"
+	unset PKG PKG_VERSION SUITE KVER TARBALL TOPDIR SHA256 DISTRO_PKG
 	# shellcheck disable=SC1090
 	. "$TOP/kernel/$BASE.conf"
+	# a base from a suite the host does not use is fetched into build/src
+	# (scripts/fetch-base.sh); TARBALL is its path inside the package
+	if [ -n "${SUITE:-}" ]; then
+		SRCDIR=$BUILD/src/${PKG}_$PKG_VERSION
+		TARBALL=$SRCDIR$TARBALL
+	fi
 	BDIR=$BUILD/$BASE
 	KSRC=$BDIR/linux
 	PATCHDIR=$TOP/patches/$BASE
@@ -106,12 +123,26 @@ is_selftests_commit() {
 			-e '^MAINTAINERS$'
 }
 
-# version of a kernel tree, as the name of a base: "6.12"
-tree_base() {
+# version of a kernel tree: "6.12"
+tree_version() {
 	local v p
 	v=$(sed -n 's/^VERSION = //p' "$1/Makefile" 2>/dev/null)
 	p=$(sed -n 's/^PATCHLEVEL = //p' "$1/Makefile" 2>/dev/null)
 	[ -n "$v" ] && [ -n "$p" ] && echo "$v.$p"
+}
+
+# the base whose series fits a kernel tree: the base of the same version
+# ("6.12", "mainline" for 7.3), else mainline for a tree newer than every
+# pinned base; prints nothing when none fits
+tree_base() {
+	local t b newest=
+	t=$(tree_version "$1") || return 1
+	for b in $BASES_ALL; do
+		v=$( . "$TOP/kernel/$b.conf"; echo "${KVER%%-*}" | cut -d. -f1,2)
+		[ "$v" = "$t" ] && { echo "$b"; return 0; }
+		[ -z "$newest" ] || [ "$(printf '%s\n%s\n' "$v" "$newest" | sort -V | tail -1)" = "$v" ] && newest=$v
+	done
+	[ "$(printf '%s\n%s\n' "$t" "$newest" | sort -V | tail -1)" = "$t" ] && echo "$PRIMARY_BASE"
 }
 
 # bench_opt_level: O2=1 measures kernels built at -O2, as distributions

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# test.sh: for each base in BASES (default: all) prepare the tree, build the
+# test.sh: for each base in BASES (see below) prepare the tree, build the
 # VARIANTS (default: "base patched"), build the initramfs, boot each kernel
 # under QEMU and run the audit selftests. Ends with "N passed, N failed".
 # TESTS="filter_test ..." runs a subset. Each kernel is booted once for all
@@ -13,7 +13,7 @@
 # Then the differential record test (scripts/difftest.sh, DIFF_SEEDS seeds,
 # default 200) compares the base and patched kernels; DIFFTEST=0 skips it.
 # On the bases in MUTANT_BASES (default: the primary base) it then builds
-# each of MUTANTS (difftest/mutants/NAME.patch on the patched tree) and runs
+# each of MUTANTS (difftest/mutants/[BASE/]NAME.patch on the patched tree) and runs
 # the same seeds on it: each must differ from the patched kernel in at least
 # one seed, or the differential test could not see that kind of mistake.
 # PREFIXES=1 also tests every prefix of the series (VARIANT=pN), each against
@@ -24,8 +24,22 @@
 # build/BASE/VARIANT-debug; any splat in a console fails the run.
 set -u
 . "$(dirname "$0")/lib.sh"
-BASES=${BASES:-${BASE:-$BASES_ALL}}
+# Default: the primary base in full (base and patched kernels, the
+# differential test, the mutants), and the backports' patched kernels with
+# their selftests (BACKPORT_VARIANTS). BASES=all (make test-all) runs every
+# base in full; BASES="6.12 ..." the named ones in full.
 VARIANTS=${VARIANTS:-base patched}
+if [ -z "${BASES:-}" ] && [ -z "${BASE:-}" ]; then
+	BASES="$PRIMARY_BASE $(echo " $BASES_ALL " | sed "s/ $PRIMARY_BASE / /")"
+	FULL_BASES=$PRIMARY_BASE
+else
+	BASES=${BASES:-$BASE}
+	[ "$BASES" = all ] && BASES=$BASES_ALL
+	FULL_BASES=$BASES
+fi
+for b in $BASES; do
+	[ -f "$TOP/kernel/$b.conf" ] || die "unknown base '$b' (known: $BASES_ALL)"
+done
 if [ "${DEBUG:-0}" = 1 ]; then
 	export SUFFIX=-debug
 	export FRAGMENTS="Kconfig/debug.config ${FRAGMENTS:-}"
@@ -33,6 +47,7 @@ if [ "${DEBUG:-0}" = 1 ]; then
 	export TIMEOUT=${TIMEOUT:-3000}
 fi
 S=${SUFFIX:-}
+FULL_VARIANTS=$VARIANTS
 start=$(date +%s)
 tp=0 tf=0 ts=0 problems=
 summary=$BUILD/test-summary$S.txt
@@ -41,6 +56,10 @@ mkdir -p "$BUILD"
 
 for b in $BASES; do
 	"$TOP/scripts/prepare.sh" "$b" || { problems="$problems $b:prepare"; continue; }
+	case " $FULL_BASES " in
+	*" $b "*) VARIANTS=$FULL_VARIANTS ;;
+	*) VARIANTS=${BACKPORT_VARIANTS:-patched} ;;
+	esac
 	for v in $VARIANTS; do
 		"$TOP/scripts/build-kernel.sh" "$b" "$v" || { problems="$problems $b/$v:build"; continue 2; }
 	done
@@ -145,7 +164,7 @@ for b in $BASES; do
 	[ $rc = 0 ] || continue
 	case " ${MUTANT_BASES-$PRIMARY_BASE} " in *" $b "*) ;; *) continue ;; esac
 	for m in ${MUTANTS-$MUTANTS_DEFAULT}; do
-		mf=$TOP/difftest/mutants/$m.patch
+		mf=$(mutant_file "$m" "$b")
 		label="$b$S mutant $m"
 		if ! MUTANT=$mf "$TOP/scripts/build-kernel.sh" "$b" mutant; then
 			problems="$problems $b/mutant-$m:build"

@@ -365,7 +365,7 @@ static int ring_run_two(struct ring *r, const struct io_uring_sqe *sqe)
 	for (i = 0; i < 2; i++) {
 		__u32 idx = (tail + i) & *sq_mask;
 
-		r->sqes[idx] = sqe[i];
+		*ring_sqe(r, idx) = sqe[i];
 		sq_array[idx] = idx;
 	}
 	__atomic_store_n(sq_tail, tail + 2, __ATOMIC_RELEASE);

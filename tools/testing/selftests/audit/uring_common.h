@@ -30,11 +30,15 @@ struct ring {
 	void *sq, *cq;
 	struct io_uring_sqe *sqes;
 	size_t sq_len, cq_len;
+	unsigned int sqe_units;	/* 2 with IORING_SETUP_SQE128 */
 };
 
-static inline int ring_init(struct ring *r)
+/* a ring of 8 entries; @flags: IORING_SETUP_* */
+static inline int ring_init_flags(struct ring *r, __u32 flags)
 {
 	memset(r, 0, sizeof(*r));
+	r->p.flags = flags;
+	r->sqe_units = flags & IORING_SETUP_SQE128 ? 2 : 1;
 	r->fd = syscall(__NR_io_uring_setup, 8, &r->p);
 	if (r->fd < 0)
 		return -errno;
@@ -45,12 +49,24 @@ static inline int ring_init(struct ring *r)
 		     r->fd, IORING_OFF_SQ_RING);
 	r->cq = mmap(NULL, r->cq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		     r->fd, IORING_OFF_CQ_RING);
-	r->sqes = mmap(NULL, r->p.sq_entries * sizeof(struct io_uring_sqe),
+	r->sqes = mmap(NULL, r->p.sq_entries * r->sqe_units *
+		       sizeof(struct io_uring_sqe),
 		       PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
 		       IORING_OFF_SQES);
 	if (r->sq == MAP_FAILED || r->cq == MAP_FAILED || r->sqes == MAP_FAILED)
 		return -ENOMEM;
 	return 0;
+}
+
+static inline int ring_init(struct ring *r)
+{
+	return ring_init_flags(r, 0);
+}
+
+/* slot @idx of the submission queue entries, whatever their size */
+static inline struct io_uring_sqe *ring_sqe(struct ring *r, __u32 idx)
+{
+	return &r->sqes[idx * r->sqe_units];
 }
 
 /* submit one request, wait for its completion, return cqe->res */
@@ -66,7 +82,7 @@ static inline int ring_run(struct ring *r, const struct io_uring_sqe *sqe)
 	__u32 tail = *sq_tail, idx = tail & *sq_mask, head;
 	int res;
 
-	r->sqes[idx] = *sqe;
+	*ring_sqe(r, idx) = *sqe;
 	sq_array[idx] = idx;
 	__atomic_store_n(sq_tail, tail + 1, __ATOMIC_RELEASE);
 	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
