@@ -7,13 +7,15 @@
 #                        the mutants; 6.12, 6.1: the patched kernels' selftests
 #   make test-all        the full matrix: every base as mainline above
 #                        (BASES=6.12: one base in full; DEBUG=1: KASAN/lockdep)
-#   make bench           base vs patched, instructions/op, table and plot (O2=1)
+#   make bench           base vs patched, instructions/op, table and plot (O2=1, CONFIG=distro)
 #   make difftest        base vs patched: the same random rules and syscalls
 #                        must give the same records (DIFF_SEEDS=, MUTANT=)
 #   make profile         where instructions go: WORKLOAD=getpid RULES=norules
 #                        (base and patched; per function and instruction; O2=1)
 #   make check           checkpatch --strict, git am, sparse, W=1, coccicheck
-#                        (QUICK=1: git am, checkpatch, mutants only)
+#                        on mainline; git am, checkpatch, mutants on the
+#                        backports (QUICK=1: that on every base)
+#   make check-all       all of it on every base
 #   make prepare         unpack the base, apply the series, add the selftests
 #   make kernel          build one kernel (BASE=, VARIANT=patched|base)
 #   make initramfs       busybox + selftests + bench + auditctl
@@ -29,13 +31,13 @@ RUN ?= selftests
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all deps prepare kernel kernels initramfs boot test test-all bench check difftest profile \
+.PHONY: all deps prepare kernel kernels initramfs boot test test-all bench check check-all difftest profile \
 	export series apply clean help
 
 all: bench
 
 help:
-	@sed -n '2,27p' Makefile | sed 's/^# \{0,1\}//'
+	@awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' Makefile
 
 deps:
 	@$(S)/deps.sh
@@ -73,6 +75,9 @@ profile: deps
 
 check: deps
 	@$(S)/check.sh $(BASES)
+
+check-all: deps
+	@BASES=all $(S)/check.sh
 
 export: deps
 	@$(S)/export.sh $(BASE)

@@ -9,6 +9,8 @@
 #                   change in what the kernel emits); the tree is restored.
 # Output: build/BASE/VARIANT/arch/x86/boot/bzImage (and System.map, vmlinux).
 # FRAGMENTS="file ..." merges extra fragments (e.g. Kconfig/debug.config).
+# KCONFIG_BASE=distro starts from Debian's configuration of the release
+# (kernel/BASE.conf's DISTRO_PKG) instead of tinyconfig (make bench CONFIG=distro).
 set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-}"
@@ -64,11 +66,24 @@ for f in ${FRAGMENTS:-}; do
 done
 
 # Reconfigure only when a fragment changed; otherwise build incrementally.
-cfgsum=$(cat $frags | sha256sum | cut -d' ' -f1)
+cfgsum=$( (echo "${KCONFIG_BASE:-tiny} ${DISTRO_PKG:-} ${PKG_VERSION:-}"; cat $frags) | sha256sum | cut -d' ' -f1)
 if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.fragments.sum" 2>/dev/null)" != "$cfgsum" ]; then
-	info "$BASE/$VARIANT: configuring (tinyconfig +$(for f in $frags; do printf ' %s' "${f#$TOP/}"; done))"
-	kmake -C "$SRC" O="$OUT" tinyconfig >"$LOGS/$BASE-$VARIANT-config.log" 2>&1 ||
-		{ cat "$LOGS/$BASE-$VARIANT-config.log" >&2; die "$BASE/$VARIANT: make tinyconfig failed"; }
+	if [ "${KCONFIG_BASE:-tiny}" = distro ]; then
+		# the distribution's configuration for this release
+		[ -n "${DISTRO_PKG:-}" ] || die "kernel/$BASE.conf names no DISTRO_PKG (the package with Debian's config)"
+		deb=$("$TOP/scripts/fetch-base.sh" "$BASE" "$DISTRO_PKG") || die "cannot fetch $DISTRO_PKG"
+		rm -rf "$OUT/distro-pkg"
+		dpkg-deb -x "$deb" "$OUT/distro-pkg"
+		dcfg=$(find "$OUT/distro-pkg" -path '*/modules/*/config' -o -name 'config-*' | head -1)
+		[ -n "$dcfg" ] || die "$DISTRO_PKG has no kernel configuration"
+		info "$BASE/$VARIANT: configuring (${dcfg#$OUT/distro-pkg/} of $DISTRO_PKG +$(for f in $frags; do printf ' %s' "${f#$TOP/}"; done))"
+		cp "$dcfg" "$OUT/.config"
+		rm -rf "$OUT/distro-pkg"
+	else
+		info "$BASE/$VARIANT: configuring (tinyconfig +$(for f in $frags; do printf ' %s' "${f#$TOP/}"; done))"
+		kmake -C "$SRC" O="$OUT" tinyconfig >"$LOGS/$BASE-$VARIANT-config.log" 2>&1 ||
+			{ cat "$LOGS/$BASE-$VARIANT-config.log" >&2; die "$BASE/$VARIANT: make tinyconfig failed"; }
+	fi
 	cat $frags > "$OUT/fragments.config"
 	(cd "$OUT" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" .config fragments.config >/dev/null)
 	kmake -C "$SRC" O="$OUT" olddefconfig >/dev/null 2>&1

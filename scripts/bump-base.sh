@@ -49,6 +49,6 @@ sed -i -e "s/^PKG=.*/PKG=$pkg/" -e "s/^PKG_VERSION=.*/PKG_VERSION=$v/" -e "s/^KV
 	-e "s|^TARBALL=.*|TARBALL=$tarball|" -e "s/^TOPDIR=.*/TOPDIR=$topdir/" \
 	-e "s/^SHA256=.*/SHA256=$sum/" "$conf"
 if grep -q '^DISTRO_PKG=' "$conf"; then
-	sed -i "s/^DISTRO_PKG=.*/DISTRO_PKG=linux-image-$(echo "$kver" | sed 's/-.*//')-amd64/" "$conf"
+	sed -i "s/^DISTRO_PKG=.*/DISTRO_PKG=linux-base-$(echo "$kver" | sed "s/-.*//")-amd64/" "$conf"
 fi
 info "$BASE: kernel/$BASE.conf moved from $old to $pkg $v (Linux $kver)"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# check.sh [BASE...]: for every patch of every series (default: all bases)
+# check.sh [BASE...]: for every patch of every series (default: all bases;
+# the backports only up to the mutants, see QUICK below)
 #  - git am on the pristine base (make prepare does it, patch by patch)
 #  - scripts/checkpatch.pl --strict: no errors, no warnings, no checks, except
 #    what patches/BASE/checkpatch-exceptions lists ("<patch> <TYPE> <reason>")
@@ -20,7 +21,17 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 need perl sparse spatch
-BASES=${*:-$BASES_ALL}
+# Default: the primary base in full, the backports QUICK (their code is the
+# primary base's, and make check-all, BASES=all, checks them in full too).
+if [ $# = 0 ] && [ -z "${BASES:-}" ]; then
+	BASES=$BASES_ALL
+	QUICK_BASES=$(echo " $BASES_ALL " | sed "s/ $PRIMARY_BASE / /")
+else
+	BASES=${*:-$BASES}
+	[ "$BASES" = all ] && BASES=$BASES_ALL
+	QUICK_BASES=
+fi
+[ "${QUICK:-0}" = 1 ] && QUICK_BASES=$BASES
 pass=0 fail=0
 # coccinelle results by file content, kept across clones like ccache
 COCCI_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/audit-fastpath/cocci
@@ -71,7 +82,7 @@ for b in $BASES; do
 		fi
 	done
 
-	[ "${QUICK:-0}" = 1 ] && continue
+	case " $QUICK_BASES " in *" $b "*) continue ;; esac
 
 	if DRY_RUN=1 "$TOP/scripts/series.sh" "$b" > "$out/series.log" 2>&1; then
 		ok "$b: make series: $(ls "$BUILD/series/$b" | wc -l) mails, git send-email --dry-run accepts them"

@@ -148,8 +148,17 @@ tree_base() {
 # bench_opt_level: O2=1 measures kernels built at -O2, as distributions
 # build them (Kconfig/o2.config, in build/BASE/VARIANT-o2); the default
 # tinyconfig kernels are -Os (scripts/bench.sh, scripts/profile.sh)
+# CONFIG=distro measures kernels built from the distribution's own
+# configuration (Debian's, from kernel/BASE.conf's DISTRO_PKG, at -O2 with
+# its mitigations and LSMs; Kconfig/distro.config) in build/BASE/VARIANT-distro
 bench_opt_level() {
+	case "${CONFIG:-}" in
+	''|tiny) ;;
+	distro) export SUFFIX=-distro KCONFIG_BASE=distro FRAGMENTS="Kconfig/distro.config ${FRAGMENTS:-}" ;;
+	*) die "CONFIG=$CONFIG: use distro (Debian's configuration) or leave it unset (tinyconfig)" ;;
+	esac
 	if [ "${O2:-0}" = 1 ]; then
+		[ "${CONFIG:-}" = distro ] && die "CONFIG=distro is built at -O2 already; drop O2=1"
 		export SUFFIX=-o2 FRAGMENTS="Kconfig/o2.config ${FRAGMENTS:-}"
 	fi
 }
