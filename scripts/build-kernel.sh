@@ -57,6 +57,8 @@ OUT=$BDIR/$VARIANT${SUFFIX:-}
 mkdir -p "$OUT"
 
 frags="$TOP/Kconfig/base.config $TOP/Kconfig/audit.config"
+# Debian's configuration has what base.config gives tinyconfig
+[ "${KCONFIG_BASE:-tiny}" = distro ] && frags="$TOP/Kconfig/audit.config"
 [ -f "$TOP/tools/testing/selftests/audit/config" ] &&
 	frags="$frags $TOP/tools/testing/selftests/audit/config"
 for f in ${FRAGMENTS:-}; do
