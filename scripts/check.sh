@@ -25,7 +25,7 @@ need perl sparse spatch
 # primary base's, and make check-all, BASES=all, checks them in full too).
 if [ $# = 0 ] && [ -z "${BASES:-}" ]; then
 	BASES=$BASES_ALL
-	QUICK_BASES=$(echo " $BASES_ALL " | sed "s/ $PRIMARY_BASE / /")
+	QUICK_BASES=$(backport_bases)
 else
 	BASES=${*:-$BASES}
 	[ "$BASES" = all ] && BASES=$BASES_ALL

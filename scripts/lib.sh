@@ -6,6 +6,10 @@ BUILD=${BUILD:-$TOP/build}
 BASES_ALL=$(cd "$TOP/kernel" && ls *.conf | sed 's/\.conf$//' | sort -V | tr '\n' ' ')
 # the base the verbs default to, and the one make test runs the mutants on
 PRIMARY_BASE=mainline
+# the bases other than the primary one: its backports
+backport_bases() {
+	echo " $BASES_ALL " | sed "s/ $PRIMARY_BASE / /" | xargs
+}
 # the mutants make test must see caught (difftest/mutants/NAME.patch)
 MUTANTS_DEFAULT="reset-keeps-prio entry-keeps-current-state"
 

@@ -30,7 +30,7 @@ set -u
 # base in full; BASES="6.12 ..." the named ones in full.
 VARIANTS=${VARIANTS:-base patched}
 if [ -z "${BASES:-}" ] && [ -z "${BASE:-}" ]; then
-	BASES="$PRIMARY_BASE $(echo " $BASES_ALL " | sed "s/ $PRIMARY_BASE / /")"
+	BASES="$PRIMARY_BASE $(backport_bases)"
 	FULL_BASES=$PRIMARY_BASE
 else
 	BASES=${BASES:-$BASE}
