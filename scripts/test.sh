@@ -16,6 +16,8 @@
 # each of MUTANTS (difftest/mutants/[BASE/]NAME.patch on the patched tree) and runs
 # the same seeds on it: each must differ from the patched kernel in at least
 # one seed, or the differential test could not see that kind of mistake.
+# Each of SELFTEST_MUTANTS (NAME:PROGRAM, a mistake that only a selftest
+# reaches) is built the same way, and PROGRAM must fail on it.
 # PREFIXES=1 also tests every prefix of the series (VARIANT=pN), each against
 # the fixed-by=N marks of patches/BASE/base-xfail: a tree that cannot be
 # bisected fails here.
@@ -182,6 +184,31 @@ for b in $BASES; do
 		else
 			line="$label: 0 passed, 1 failed, 0 skipped
   FAIL the differential test did not catch it: $(echo "$out" | head -1)"
+			tf=$((tf + 1))
+		fi
+		echo "$line" | tee -a "$summary"
+	done
+	for mp in ${SELFTEST_MUTANTS-$SELFTEST_MUTANTS_DEFAULT}; do
+		m=${mp%%:*} p=${mp#*:}
+		mf=$(mutant_file "$m" "$b")
+		label="$b$S mutant $m"
+		if ! MUTANT=$mf "$TOP/scripts/build-kernel.sh" "$b" mutant; then
+			problems="$problems $b/mutant-$m:build"
+			continue
+		fi
+		log=$LOGS/$b-mutant$S-selftests-$m.log
+		LOG=$log "$TOP/scripts/qemu-run.sh" "$b" mutant selftests \
+			harness.tests=$p >/dev/null 2>&1
+		out=$("$TOP/scripts/tap-summary.sh" "$log" "$label" "")
+		# caught: a test failed its assertions (the program did not crash)
+		if grep -q "^  FAIL $p: not ok " <<<"$out" &&
+		   ! grep -q "(crashed?)" <<<"$out"; then
+			line="$label: 1 passed, 0 failed, 0 skipped
+  (caught by $p: $(echo "$out" | sed -n 's/^  FAIL [^:]*: not ok [0-9]* //p' | head -1))"
+			tp=$((tp + 1))
+		else
+			line="$label: 0 passed, 1 failed, 0 skipped
+  FAIL $p did not catch it (${log#$TOP/})"
 			tf=$((tf + 1))
 		fi
 		echo "$line" | tee -a "$summary"

@@ -445,12 +445,13 @@ static inline int audit_rule_send(struct audit_nl *nl, int type,
 	return audit_request(nl, type, r->d, r->size, 0, NULL, 0);
 }
 
-/* Add @r and remember it for audit_cleanup(). Takes ownership of @r. */
-static inline int audit_add(struct audit_nl *nl, struct audit_rule *r)
+/*
+ * Remember @r, added or about to be added by another task, so that
+ * audit_end() deletes it. Takes ownership of @r.
+ */
+static inline void audit_track(struct audit_nl *nl, struct audit_rule *r)
 {
-	int ret = audit_rule_send(nl, AUDIT_ADD_RULE, r);
-
-	if (!ret && nl->ntracked < AUDIT_MAX_TRACKED) {
+	if (nl->ntracked < AUDIT_MAX_TRACKED) {
 		/* the kernel stores (and matches deletes) without PREPEND */
 		r->d->flags &= ~AUDIT_FILTER_PREPEND;
 		nl->tracked[nl->ntracked++] = *r;
@@ -458,6 +459,17 @@ static inline int audit_add(struct audit_nl *nl, struct audit_rule *r)
 		audit_rule_free(r);
 	}
 	r->d = NULL;
+}
+
+/* Add @r and remember it for audit_end(). Takes ownership of @r. */
+static inline int audit_add(struct audit_nl *nl, struct audit_rule *r)
+{
+	int ret = audit_rule_send(nl, AUDIT_ADD_RULE, r);
+
+	if (!ret)
+		audit_track(nl, r);
+	else
+		audit_rule_free(r);
 	return ret;
 }
 

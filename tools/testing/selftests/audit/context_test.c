@@ -16,10 +16,16 @@
  * first of which leaves something in the context (collected names, a
  * socket address, a signal target, a timestamp), and check that the
  * second one's records show none of it.
+ *
+ * An io_uring request that the task runs from task_work after its syscall
+ * returned is filtered on that syscall's arch and arguments, or on zeros
+ * when the syscall's exit reset the context: the task_work tests check
+ * which rule such a request matches in both cases.
  */
 
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <poll.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
@@ -755,6 +761,252 @@ TEST_F(context, signal_target_ends_with_syscall)
 							__NR_getppid, pid),
 					   AUDIT_OBJ_PID, 0));
 	munmap(targets, 2 * sizeof(*targets));
+}
+
+/*
+ * An io_uring request that the task runs from task_work after its syscall
+ * returned (a request linked behind a poll that the syscall fired) is
+ * filtered on that syscall's arch and arguments if its context was a
+ * dummy, and on none (zeros) if the syscall's exit reset the context.
+ *
+ * The chain: POLL_ADD on a pipe, then (variant "rule_in_chain") a SEND of
+ * an AUDIT_ADD_RULE on the task's own audit socket, then OPENAT of "/".
+ * A write() to the pipe fires the poll; the requests run in the task as
+ * it returns from write(). With no rule loaded write() is a dummy
+ * syscall: the rule the chain adds (arch and a0 of that write()) must
+ * match the OPENAT, although logging the rule's CONFIG_CHANGE, outside any
+ * syscall, made the context one that is not a dummy. With rules loaded
+ * (variant "rules_loaded") write()'s exit resets the context, and the
+ * OPENAT must see a0=0, not write()'s descriptor.
+ */
+#define UR_KEY_LAST	"t_ctx_last"	/* arch and a0 of the write() */
+#define UR_KEY_ZERO	"t_ctx_zero"	/* a0=0 */
+
+struct task_work_chain {
+	int pipe[2];
+	bool add_rule;
+	void *msg;			/* the AUDIT_ADD_RULE message */
+	size_t msg_len;
+	int res[3];			/* the requests' results */
+};
+
+static struct audit_rule uring_openat_rule(__u32 field, __u32 val,
+					   const char *key)
+{
+	struct audit_rule r = uring_rule(IORING_OP_OPENAT, key);
+
+	if (field == AUDIT_ARCH || field == AUDIT_ARG0)
+		audit_rule_field(&r, field, AUDIT_EQUAL, val);
+	return r;
+}
+
+static int child_task_work_chain(void *arg)
+{
+	struct task_work_chain *t = arg;
+	__u32 events = POLLIN;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqes;
+	__u32 *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	__u32 tail, head, n = 0, i;
+	struct ring ring;
+	int nl;
+
+	nl = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
+	if (nl < 0)
+		return C_NETLINK;
+	if (ring_init(&ring))
+		return C_URING;
+	sq_tail = ring.sq + ring.p.sq_off.tail;
+	sq_mask = ring.sq + ring.p.sq_off.ring_mask;
+	sq_array = ring.sq + ring.p.sq_off.array;
+	cq_head = ring.cq + ring.p.cq_off.head;
+	cq_tail = ring.cq + ring.p.cq_off.tail;
+	cq_mask = ring.cq + ring.p.cq_off.ring_mask;
+	cqes = ring.cq + ring.p.cq_off.cqes;
+#if __BYTE_ORDER == __BIG_ENDIAN
+	events = events << 16 | events >> 16;
+#endif
+
+	tail = *sq_tail;
+	sqe = ring_sqe(&ring, (tail + n) & *sq_mask);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_POLL_ADD;
+	sqe->flags = IOSQE_IO_LINK;
+	sqe->fd = t->pipe[0];
+	sqe->poll32_events = events;
+	sqe->user_data = n++;
+	if (t->add_rule) {
+		sqe = ring_sqe(&ring, (tail + n) & *sq_mask);
+		memset(sqe, 0, sizeof(*sqe));
+		sqe->opcode = IORING_OP_SEND;
+		sqe->flags = IOSQE_IO_LINK;
+		sqe->fd = nl;
+		sqe->addr = (unsigned long)t->msg;
+		sqe->len = t->msg_len;
+		sqe->user_data = n++;
+	}
+	sqe = ring_sqe(&ring, (tail + n) & *sq_mask);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_OPENAT;
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (unsigned long)"/";
+	sqe->open_flags = O_RDONLY | O_DIRECTORY;
+	sqe->user_data = n++;
+	for (i = 0; i < n; i++)
+		sq_array[(tail + i) & *sq_mask] = (tail + i) & *sq_mask;
+	__atomic_store_n(sq_tail, tail + n, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring.fd, n, 0, 0, NULL, 0) != n)
+		return C_URING;
+
+	/* the syscall whose arch and a0 the requests see */
+	if (syscall(__NR_write, t->pipe[1], "x", 1) != 1)
+		return C_SYSCALL;
+
+	if (syscall(__NR_io_uring_enter, ring.fd, 0, n, IORING_ENTER_GETEVENTS,
+		    NULL, 0) < 0)
+		return C_URING;
+	for (i = 0; i < n; i++) {
+		head = *cq_head;
+		if (head == __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE))
+			return C_URING;
+		t->res[cqes[head & *cq_mask].user_data] =
+			cqes[head & *cq_mask].res;
+		__atomic_store_n(cq_head, head + 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+FIXTURE(task_work) {
+	struct audit_nl nl;
+	bool ready;
+};
+
+FIXTURE_VARIANT(task_work) {
+	bool rule_in_chain;
+};
+
+FIXTURE_VARIANT_ADD(task_work, rule_in_chain) {
+	.rule_in_chain = true,
+};
+
+FIXTURE_VARIANT_ADD(task_work, rules_loaded) {
+	.rule_in_chain = false,
+};
+
+FIXTURE_SETUP(task_work)
+{
+	audit_fixture_setup(_metadata, &self->nl);
+	self->ready = true;
+}
+
+FIXTURE_TEARDOWN(task_work)
+{
+	audit_fixture_teardown(&self->nl);
+}
+
+TEST_F(task_work, request_sees_last_syscall)
+{
+	struct audit_nl *nl = &self->nl;
+	struct task_work_chain *t;
+	const struct audit_record *r;
+	struct uring_match m = { .op = IORING_OP_OPENAT };
+	struct audit_rule rule;
+	struct nlmsghdr *h;
+	int status, i, want;
+	const char *key;
+
+	if (!self->ready)
+		SKIP(return, "no audit daemon session");
+	if (!uring_available())
+		SKIP(return, "io_uring is not available");
+	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, t);
+	ASSERT_EQ(0, pipe(t->pipe));
+	t->add_rule = variant->rule_in_chain;
+	for (i = 0; i < 3; i++)
+		t->res[i] = -ENODATA;
+
+	if (variant->rule_in_chain) {
+		/* -a always,io_uring -S openat -F arch=NATIVE -F a0=PIPE */
+		rule = uring_openat_rule(AUDIT_ARCH, AUDIT_ARCH_NATIVE,
+					 UR_KEY_LAST);
+		audit_rule_field(&rule, AUDIT_ARG0, AUDIT_EQUAL, t->pipe[1]);
+		t->msg_len = NLMSG_LENGTH(rule.size);
+		t->msg = calloc(1, t->msg_len);
+		ASSERT_NE(NULL, t->msg);
+		h = t->msg;
+		h->nlmsg_len = t->msg_len;
+		h->nlmsg_type = AUDIT_ADD_RULE;
+		h->nlmsg_flags = NLM_F_REQUEST;
+		memcpy(NLMSG_DATA(h), rule.d, rule.size);
+		/* the child adds it; the teardown deletes it */
+		audit_track(nl, &rule);
+		key = UR_KEY_LAST;
+	} else {
+		rule = uring_openat_rule(AUDIT_ARG0, t->pipe[1], UR_KEY_LAST);
+		ASSERT_EQ(0, audit_add(nl, &rule));
+		rule = uring_openat_rule(AUDIT_ARG0, 0, UR_KEY_ZERO);
+		ASSERT_EQ(0, audit_add(nl, &rule));
+		key = UR_KEY_ZERO;
+	}
+
+	audit_records_clear(nl);
+	m.pid = audit_run_child(child_task_work_chain, t, &status);
+	ASSERT_LT(0, m.pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("%s", child_error(WEXITSTATUS(status)));
+	}
+	want = variant->rule_in_chain ? 3 : 2;
+	EXPECT_EQ(POLLIN, t->res[0] & POLLIN);
+	if (variant->rule_in_chain)
+		EXPECT_EQ((int)t->msg_len, t->res[1]);
+	ASSERT_LE(0, t->res[want - 1]) {
+		TH_LOG("IORING_OP_OPENAT of \"/\" failed: %s",
+		       strerror(-t->res[want - 1]));
+	}
+	ASSERT_LE(0, audit_sync(nl));
+
+	if (variant->rule_in_chain) {
+		/* the SEND ran in the child and its rule was added */
+		for (i = 0; i < nl->nrec; i++)
+			if (nl->rec[i].type == AUDIT_CONFIG_CHANGE &&
+			    audit_field_is(&nl->rec[i], "op", "add_rule") &&
+			    audit_field_is(&nl->rec[i], "key", UR_KEY_LAST) &&
+			    audit_field_is(&nl->rec[i], "list", "7"))
+				break;
+		if (i == nl->nrec)
+			audit_dump(nl);
+		ASSERT_GT(nl->nrec, i) {
+			TH_LOG("no CONFIG_CHANGE op=add_rule of the chain's rule");
+		}
+	}
+	i = audit_find(nl, 0, match_uringop, &m);
+	if (i < 0)
+		audit_dump(nl);
+	ASSERT_LE(0, i) {
+		TH_LOG("the OPENAT run from task_work was not logged (rule key %s)",
+		       key);
+	}
+	r = &nl->rec[i];
+	EXPECT_TRUE(audit_field_is(r, "key", key) &&
+		    audit_field_is(r, "success", "yes")) {
+		TH_LOG("%s", r->text);
+	}
+	/* and the name it opened */
+	r = audit_event_record(nl, r->serial, AUDIT_PATH, 0);
+	ASSERT_NE(NULL, r);
+	EXPECT_TRUE(audit_field_is(r, "name", "/")) {
+		TH_LOG("%s", r->text);
+	}
+	EXPECT_EQ(NULL, audit_event_record(nl, nl->rec[i].serial,
+					   AUDIT_SYSCALL, 0));
+
+	free(t->msg);
+	close(t->pipe[0]);
+	close(t->pipe[1]);
+	munmap(t, sizeof(*t));
 }
 
 TEST_HARNESS_MAIN
