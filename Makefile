@@ -4,7 +4,8 @@
 #
 #   make                 = make bench
 #   make test            mainline: selftests and difftest, base and patched,
-#                        the mutants; 6.12, 6.1: the patched kernels' selftests
+#                        the mutants (BACKPORTS=1: and the patched 6.12 and
+#                        6.1 kernels' selftests)
 #   make test-all        the full matrix: every base as mainline above
 #                        (BASES=6.12: one base in full; DEBUG=1: KASAN/lockdep)
 #   make bench           base vs patched, instructions/op, table and plot (O2=1, CONFIG=distro)

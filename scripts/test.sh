@@ -27,12 +27,13 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 # Default: the primary base in full (base and patched kernels, the
-# differential test, the mutants), and the backports' patched kernels with
-# their selftests (BACKPORT_VARIANTS). BASES=all (make test-all) runs every
-# base in full; BASES="6.12 ..." the named ones in full.
+# differential test, the mutants); BACKPORTS=1 adds the backports' patched
+# kernels with their selftests (BACKPORT_VARIANTS). BASES=all (make
+# test-all) runs every base in full; BASES="6.12 ..." the named ones in full.
 VARIANTS=${VARIANTS:-base patched}
 if [ -z "${BASES:-}" ] && [ -z "${BASE:-}" ]; then
-	BASES="$PRIMARY_BASE $(backport_bases)"
+	BASES=$PRIMARY_BASE
+	[ "${BACKPORTS:-0}" = 1 ] && BASES="$PRIMARY_BASE $(backport_bases)"
 	FULL_BASES=$PRIMARY_BASE
 else
 	BASES=${BASES:-$BASE}
