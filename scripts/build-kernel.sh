@@ -8,6 +8,8 @@
 #                   top (for showing that the differential test catches a
 #                   change in what the kernel emits); the tree is restored.
 # Output: build/BASE/VARIANT/arch/x86/boot/bzImage (and System.map, vmlinux).
+# KBUILD_OUT=dir builds there instead (scripts/bench-series.sh builds every
+# prefix of the series in one directory, one after the other).
 # FRAGMENTS="file ..." merges extra fragments (e.g. Kconfig/debug.config).
 # KCONFIG_BASE=distro starts from Debian's configuration of the release
 # (kernel/BASE.conf's DISTRO_PKG) instead of tinyconfig (make bench CONFIG=distro).
@@ -53,7 +55,7 @@ if [ -n "$rev" ]; then
 	trap 'git -C "$KSRC" checkout -q "$branch"' EXIT
 	git -C "$KSRC" checkout -q --detach "$rev"
 fi
-OUT=$BDIR/$VARIANT${SUFFIX:-}
+OUT=${KBUILD_OUT:-$BDIR/$VARIANT${SUFFIX:-}}
 mkdir -p "$OUT"
 
 frags="$TOP/Kconfig/base.config $TOP/Kconfig/audit.config"

@@ -8,7 +8,9 @@
 #  - sparse (C=2) and W=1 on the .c files the series touches: no finding on
 #    the patched tree that the base does not have
 #  - coccinelle's report mode on those files: likewise
-#  - make series builds the mails and git send-email --dry-run takes them
+#  - make series stops without the sender's identity; with one, it builds
+#    the submissions, git send-email --dry-run takes each, and their mails
+#    apply with git am to the pinned base in their order
 #  - every difftest/mutants/*.patch (or the base's own version of it in
 #    difftest/mutants/BASE/) still applies to the patched tree, so
 #    that make difftest MUTANT=... shows what it says it shows
@@ -84,8 +86,46 @@ for b in $BASES; do
 
 	case " $QUICK_BASES " in *" $b "*) continue ;; esac
 
-	if DRY_RUN=1 "$TOP/scripts/series.sh" "$b" > "$out/series.log" 2>&1; then
-		ok "$b: make series: $(ls "$BUILD/series/$b" | wc -l) mails, git send-email --dry-run accepts them"
+	# make series: with no identity it must stop and say why; with one,
+	# every submission passes git send-email --dry-run, and the mails of
+	# the submissions, in their order, apply with git am to the pinned base
+	if (export HOME=$out/no-identity GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+	    mkdir -p "$HOME"; "$TOP/scripts/series.sh" "$b") > "$out/series-noid.log" 2>&1; then
+		bad "$b: make series went on without git config user.name/user.email"
+	elif grep -q "user.name" "$out/series-noid.log"; then
+		ok "$b: make series without an identity stops: $(grep -m1 -o 'set the sender.s identity first' "$out/series-noid.log")"
+	else
+		bad "$b: make series without an identity failed for another reason:"; tail -5 "$out/series-noid.log" | sed 's/^/       /'
+	fi
+	if (export GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0="Check Sender" \
+		GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1=check.sender@example.org
+	    DRY_RUN=1 "$TOP/scripts/series.sh" "$b") > "$out/series.log" 2>&1; then
+		ok "$b: make series: $(ls -d "$BUILD/series/$b"/*/ 2>/dev/null | wc -l) submission(s), $(find "$BUILD/series/$b" -name '*.patch' | wc -l) mail(s); git send-email --dry-run accepts each"
+		am=$BDIR/check-am
+		git -C "$KSRC" worktree remove -f "$am" >/dev/null 2>&1 || rm -rf "$am"
+		git -C "$KSRC" worktree prune
+		git -C "$KSRC" worktree add -q --detach "$am" base
+		amok=1
+		for d in "$BUILD/series/$b"/*/; do
+			for m in "$d"0*.patch; do
+				case "$m" in *0000-cover-letter.patch) continue ;; esac
+				if ! git -C "$am" -c user.name=check -c user.email=check@example.org \
+					am -q "$m" > "$out/series-am.log" 2>&1; then
+					bad "$b: $(basename "$d")/$(basename "$m") does not apply with git am after the submissions before it:"
+					sed 's/^/       /' "$out/series-am.log" | head -10
+					amok=0
+					break 2
+				fi
+			done
+		done
+		if [ $amok = 1 ]; then
+			if git -C "$am" diff --quiet HEAD "$(git -C "$KSRC" rev-parse HEAD)"; then
+				ok "$b: the submissions apply with git am to $PKG $PKG_VERSION in their order and give the series' tree"
+			else
+				bad "$b: the submissions apply but do not give the series' tree"
+			fi
+		fi
+		git -C "$KSRC" worktree remove -f "$am" >/dev/null 2>&1 || true
 	else
 		bad "$b: make series / git send-email --dry-run:"; tail -15 "$out/series.log" | sed 's/^/       /'
 	fi

@@ -1,58 +1,169 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# series.sh BASE: the series as it would be mailed, selftests included, into
-# build/series/BASE/: git format-patch --cover-letter -n --base of every
-# commit on tag "base" in the prepared tree. The cover letter is filled from
-# Documentation/cover-letter.txt and the latest benchmark table; To/Cc come
-# from the tree's scripts/get_maintainer.pl. Prints the git send-email
-# command; DRY_RUN=1 runs it with --dry-run (nothing is ever sent here).
+# series.sh BASE: the mails that go upstream, into build/series/BASE/.
+#
+# The primary base: one directory per submission of patches/BASE/submissions
+# (NN-NAME/), each a complete git format-patch --cover-letter --base set:
+# the cover letter from patches/BASE/covers/NAME.txt, the base commit and
+# the prerequisite patch ids of the submissions before it (b4 reads them),
+# To/Cc from the tree's scripts/get_maintainer.pl for what the submission
+# touches. Prints the git send-email commands in the order they must go,
+# with what each one waits for.
+#
+# A backport base: what goes to stable for it. patches/BASE/stable-request
+# names upstream commits that the base lacks; series.sh writes the request
+# that the stable rules ask for (subject, upstream id, why, which trees).
+# The base's own patches are this repository's implementations for
+# building and testing, not mails.
+#
+# From: and Signed-off-by: are the sender's: git config user.name and
+# user.email, which must be set (and must not be the harness's placeholder).
+# DRY_RUN=1 runs git send-email --dry-run on every submission (nothing is
+# ever sent here).
 set -eu
 . "$(dirname "$0")/lib.sh"
-load_base "${1:-}"
-"$TOP/scripts/prepare.sh" "$BASE"
-harness_identity
+load_base "${1:-$PRIMARY_BASE}"
+
+name=$(git -C "$TOP" config user.name || true)
+email=$(git -C "$TOP" config user.email || true)
+placeholder=$(harness_identity; echo "$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>")
+if [ -z "$name" ] || [ -z "$email" ]; then
+	die "make series: set the sender's identity first (git config user.name \"Your Name\"; git config user.email you@example.org): it goes into From: and Signed-off-by:"
+fi
+if [ "$name <$email>" = "$placeholder" ] || [ "$email" = "${placeholder#*<}" ] ||
+   [ "${email%@localhost}" != "$email" ]; then
+	die "make series: git config user.name/user.email is a placeholder ($name <$email>); set your own, it goes into From: and Signed-off-by:"
+fi
+sender="$name <$email>"
+
+"$TOP/scripts/prepare.sh" "$BASE" >/dev/null
 out=$BUILD/series/$BASE
 rm -rf "$out"
 mkdir -p "$out"
 cd "$KSRC"
-n=$(git rev-list --count base..HEAD)
-[ "$n" -gt 0 ] || die "$BASE: nothing on top of the base"
-git format-patch -q -o "$out" --cover-letter -n --base="$(git rev-parse base)" \
-	--no-signature --zero-commit --subject-prefix="PATCH" base..HEAD >/dev/null
-cover=$out/0000-cover-letter.patch
 
-# the newest benchmark table for this base: a fresh run, else the documented one
-table=$BUILD/bench/$BASE.table
-[ -f "$table" ] || table=$(ls -t "$TOP"/Documentation/results/"$BASE"-*.table 2>/dev/null | head -1)
-python3 - "$cover" "$TOP/Documentation/cover-letter.txt" "${table:-}" \
-	"$PKG $PKG_VERSION (Linux $KVER)" <<'PY'
+# the sender in place of the harness's placeholder, in headers and trailers
+sign() {
+	local ph_name=${placeholder% <*} ph_mail=${placeholder#*<}
+	ph_mail=${ph_mail%>}
+	sed -i -e "s|^From: $ph_name <$ph_mail>\$|From: $sender|" \
+		-e "s|^Signed-off-by: $ph_name <$ph_mail>\$|Signed-off-by: $sender|" "$@"
+	if grep -l "$ph_mail" "$@" >/dev/null; then
+		die "the placeholder identity is left in $(grep -l "$ph_mail" "$@" | head -1)"
+	fi
+}
+
+gm() {	# get_maintainer.pl on mails: maintainers (To) or lists (Cc)
+	local what=$1
+	shift
+	PATH=/usr/bin:$PATH perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+		--no-rolestats --no-tree $what "$@" 2>/dev/null | grep '@' | paste -sd, -
+}
+
+send_cmd() {	# DIR TO CC: print the command, run it with --dry-run if asked
+	local dir=$1 to=$2 cc=$3
+	echo "  git send-email --from='$sender' --to='$to'${cc:+ --cc='$cc'} ${dir#$TOP/}/*.patch"
+	if [ "${DRY_RUN:-0}" = 1 ]; then
+		local log=$LOGS/$BASE-send-email-$(basename "$dir").log
+		git send-email --dry-run --confirm=never --quiet --suppress-cc=all \
+			--from="$sender" --to="$to" ${cc:+--cc="$cc"} "$dir"/*.patch >"$log" 2>&1 ||
+			{ cat "$log" >&2; die "git send-email --dry-run failed for $(basename "$dir")"; }
+		echo "    --dry-run: $(grep -c '^Subject:\|^Dry-OK' "$log" || true) mail(s) accepted"
+	fi
+}
+
+if [ "$BASE" != "$PRIMARY_BASE" ]; then
+	req=$PATCHDIR/stable-request
+	if [ ! -f "$req" ]; then
+		info "$BASE: nothing to send. The fixes go to stable from mainline (Cc: stable); patches/$BASE/ holds this repository's backports for building and testing $BASE."
+		exit 0
+	fi
+	# "commit SUBJECT" lines, then the text of the request
+	m=$out/0001-stable-request.patch
+	ids=$(awk '/^commit /{print $2}' "$req")
+	{
+		echo "From: $sender"
+		echo "To: stable@vger.kernel.org"
+		echo "Subject: [${KVER%.*}.y] request: $(echo $ids | sed 's/ /, /g')"
+		echo
+		sed '/^#/d' "$req"
+		echo
+		echo "${sender% <*}"
+	} > "$m"
+	sed -i '1i From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001' "$m"
+	# the maintainers and lists of what the commits touch
+	files=$(git -C "$KSRC" diff --name-only base..HEAD -- kernel io_uring include | sort -u)
+	cc=$(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/get_maintainer.pl --no-git \
+		--no-git-fallback --no-rolestats --no-tree -f $files 2>/dev/null | grep '@' | paste -sd, -)
+	info "$BASE: a request to stable for $(echo $ids | wc -w) upstream commit(s) in ${out#$TOP/}"
+	echo "To send (review first):"
+	send_cmd "$out" stable@vger.kernel.org "$cc"
+	exit 0
+fi
+
+subs=$PATCHDIR/submissions
+[ -f "$subs" ] || die "patches/$BASE/submissions is missing: it says which patches go in which submission"
+commits=($(git rev-list --reverse base..HEAD))
+st=
+npatch=0
+for c in "${commits[@]}"; do
+	if is_selftests_commit "$KSRC" "$c"; then st=$c; else npatch=$((npatch + 1)); fi
+done
+covered=0
+i=0
+prev_tip=
+declare -A tip_of
+echo "The submissions, in the order they go (review each before sending):"
+while read -r sname range prefix after; do
+	case "$sname" in ''|'#'*) continue ;; esac
+	i=$((i + 1))
+	prefix=${prefix//_/ }
+	if [ "$range" = selftests ]; then
+		[ -n "$st" ] || die "submission $sname: the tree has no selftests commit"
+		first=$st last=$st
+	else
+		a=${range%-*} b=${range#*-}
+		[ "$a" = $((covered + 1)) ] && [ "$b" -ge "$a" ] && [ "$b" -le "$npatch" ] ||
+			die "patches/$BASE/submissions: $sname takes patches $range; expected them in order, from $((covered + 1)), of the $npatch in the series"
+		covered=$b
+		first=${commits[$((a - 1))]} last=${commits[$((b - 1))]}
+	fi
+	cover=$PATCHDIR/covers/$sname.txt
+	[ -f "$cover" ] || die "patches/$BASE/covers/$sname.txt is missing (the cover letter of $sname)"
+	dir=$out/$(printf %02d "$i")-$sname
+	# the submission applies on what was sent before it (its prerequisites)
+	git format-patch -q -o "$dir" --cover-letter --thread=shallow -n --base=base \
+		--no-signature --zero-commit --subject-prefix="$prefix" "$first^..$last" >/dev/null
+	sign "$dir"/*.patch
+	n=$(ls "$dir"/0*.patch | grep -vc 0000-cover-letter)
+	after_text=
+	if [ "$after" != - ]; then
+		for d in ${after//,/ }; do
+			[ -n "${tip_of[$d]:-}" ] || die "patches/$BASE/submissions: $sname comes after $d, which is not listed before it"
+		done
+		after_text="It applies on top of: ${after//,/, } (sent before it)."
+	fi
+	python3 - "$dir/0000-cover-letter.patch" "$cover" "$PKG $PKG_VERSION (Linux $KVER)" "$after_text" \
+		"${sender% <*}" <<'PY'
 import sys
-cover, template, table, base = sys.argv[1:5]
+path, template, base, after, signer = sys.argv[1:6]
 lines = open(template).read().split("\n")
 subject, body = lines[0], "\n".join(lines[2:]).rstrip()
-if table:
-    body += ("\n\nGuest instructions per operation (QEMU -icount), base kernel versus"
-             "\nthis series, and the ratio to audit=0:\n" + open(table).read().rstrip())
-body += "\n\nBased on " + base + "."
-s = open(cover).read()
+body += "\n\nBased on " + base + "." + ((" " + after) if after else "")
+body += "\n\n" + signer
+s = open(path).read()
 s = s.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***", body)
-open(cover, "w").write(s)
+open(path, "w").write(s)
 PY
-
-# recipients: maintainers To, lists Cc
-gm() { PATH=/usr/bin:$PATH perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-	--no-rolestats --no-tree "$@" "$out"/0*.patch 2>/dev/null | grep '@' | paste -sd, -; }
-to=$(gm --no-l)
-cc=$(gm --no-m --no-r)
-cmd="git send-email --to='$to' --cc='$cc' $out/*.patch"
-info "$BASE: $(ls "$out" | wc -l) mail(s) in ${out#$TOP/}"
-ls "$out"
-echo "To send (review first):"
-echo "  $cmd"
-if [ "${DRY_RUN:-0}" = 1 ]; then
-	git send-email --dry-run --confirm=never --quiet --suppress-cc=all \
-		--from="$GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>" --to="$to" ${cc:+--cc="$cc"} \
-		"$out"/*.patch > "$LOGS/$BASE-send-email-dry-run.log" 2>&1 ||
-		{ cat "$LOGS/$BASE-send-email-dry-run.log" >&2; die "git send-email --dry-run failed"; }
-	info "$BASE: git send-email --dry-run accepted $(grep -c '^Dry-OK\|^Dry-Sent\|Subject:' "$LOGS/$BASE-send-email-dry-run.log" || true) mail(s)"
-fi
+	to=$(gm --no-l "$dir"/0*.patch)
+	cc=$(gm "--no-m --no-r" "$dir"/0*.patch)
+	echo
+	echo "$i. $sname: $n patch(es)${after_text:+, after ${after//,/, }}"
+	send_cmd "$dir" "$to" "$cc"
+	tip_of[$sname]=$last
+	prev_tip=$last
+done < "$subs"
+[ "$covered" = "$npatch" ] ||
+	die "patches/$BASE/submissions covers patches 1-$covered of the $npatch in the series"
+echo
+info "$BASE: $i submission(s) in ${out#$TOP/}"

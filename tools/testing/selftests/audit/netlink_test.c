@@ -7,6 +7,7 @@
 
 #define _GNU_SOURCE
 #include <limits.h>
+#include <sys/stat.h>
 
 #include "../kselftest_harness.h"
 #include "audit_common.h"
@@ -91,7 +92,8 @@ TEST_F(netlink, delete_missing_rule)
 enum bad_kind {
 	BAD_SHORT, BAD_FIELD_COUNT, BAD_FIELD_ID, BAD_KEY_LEN, BAD_PATH_LEN,
 	BAD_LIST, BAD_ACTION, BAD_BUFLEN, BAD_STRLEN, BAD_OP, BAD_BITOP_FIELD,
-	BAD_ARCH_OP, BAD_PERM, BAD_TASK_FIELD, BAD_URING_PERM,
+	BAD_ARCH_OP, BAD_PERM, BAD_TASK_FIELD, BAD_URING_PERM, BAD_FILETYPE,
+	BAD_LOGINUID_SET, BAD_COMPARE, BAD_SADDR_FAM,
 };
 
 FIXTURE(bad_rule) {
@@ -184,6 +186,32 @@ FIXTURE_VARIANT_ADD(bad_rule, perm_on_uring_list) {
 	.err = -EINVAL,
 };
 
+/* field values that audit_field_valid() rejects */
+FIXTURE_VARIANT_ADD(bad_rule, perm_beyond_rwxa) {
+	.kind = BAD_PERM,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, filetype_beyond_s_ifmt) {
+	.kind = BAD_FILETYPE,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, loginuid_set_not_0_or_1) {
+	.kind = BAD_LOGINUID_SET,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, field_compare_beyond_max) {
+	.kind = BAD_COMPARE,
+	.err = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(bad_rule, saddr_fam_beyond_af_max) {
+	.kind = BAD_SADDR_FAM,
+	.err = -EINVAL,
+};
+
 /*
  * The valid rule every bad payload starts from: this test adds it first,
  * so "unchanged" means exactly one rule, this one.
@@ -249,6 +277,26 @@ TEST_F(bad_rule, rejected)
 		break;
 	case BAD_PERM:
 		audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, 0x10);
+		break;
+	case BAD_FILETYPE:
+		audit_rule_field(&r, AUDIT_FILETYPE, AUDIT_EQUAL, S_IFREG | 1);
+		break;
+	case BAD_LOGINUID_SET:
+		audit_rule_field(&r, AUDIT_LOGINUID_SET, AUDIT_EQUAL, 2);
+		break;
+	case BAD_COMPARE:
+		/*
+		 * A kernel that takes this rule warns whenever it evaluates
+		 * the comparison: a pid no task has comes first, so that it
+		 * never does.
+		 */
+		audit_rule_free(&r);
+		r = audit_exit_rule(AUDIT_ALWAYS, __NR_unlinkat, INT_MAX, "t_bad");
+		audit_rule_field(&r, AUDIT_FIELD_COMPARE, AUDIT_EQUAL,
+				 AUDIT_MAX_FIELD_COMPARE + 1);
+		break;
+	case BAD_SADDR_FAM:
+		audit_rule_field(&r, AUDIT_SADDR_FAM, AUDIT_EQUAL, 255);
 		break;
 	case BAD_TASK_FIELD:
 		audit_rule_field(&r, AUDIT_MSGTYPE, AUDIT_EQUAL, AUDIT_SYSCALL);
