@@ -68,7 +68,7 @@ send_cmd() {	# DIR TO CC: print the command, run it with --dry-run if asked
 		git send-email --dry-run --confirm=never --quiet --suppress-cc=all \
 			--from="$sender" --to="$to" ${cc:+--cc="$cc"} "$dir"/*.patch >"$log" 2>&1 ||
 			{ cat "$log" >&2; die "git send-email --dry-run failed for $(basename "$dir")"; }
-		echo "    --dry-run: $(grep -c '^Subject:\|^Dry-OK' "$log" || true) mail(s) accepted"
+		echo "    --dry-run: $(grep -c '^Dry-Sent' "$log" || true) mail(s) accepted"
 	fi
 }
 
@@ -135,6 +135,11 @@ while read -r sname range prefix after; do
 	git format-patch -q -o "$dir" --cover-letter --thread=shallow -n --base=base \
 		--no-signature --zero-commit --subject-prefix="$prefix" "$first^..$last" >/dev/null
 	sign "$dir"/*.patch
+	# base-commit: the upstream commit of the release, where the base's
+	# conf names it (UPSTREAM_COMMIT); else the unpacked release's own
+	if [ -n "${UPSTREAM_COMMIT:-}" ]; then
+		sed -i "s/^base-commit: .*/base-commit: $UPSTREAM_COMMIT/" "$dir"/0000-cover-letter.patch
+	fi
 	n=$(ls "$dir"/0*.patch | grep -vc 0000-cover-letter)
 	after_text=
 	if [ "$after" != - ]; then
