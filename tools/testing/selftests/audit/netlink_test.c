@@ -93,7 +93,7 @@ enum bad_kind {
 	BAD_SHORT, BAD_FIELD_COUNT, BAD_FIELD_ID, BAD_KEY_LEN, BAD_PATH_LEN,
 	BAD_LIST, BAD_ACTION, BAD_BUFLEN, BAD_STRLEN, BAD_OP, BAD_BITOP_FIELD,
 	BAD_ARCH_OP, BAD_PERM, BAD_TASK_FIELD, BAD_URING_PERM, BAD_FILETYPE,
-	BAD_LOGINUID_SET, BAD_COMPARE, BAD_SADDR_FAM,
+	BAD_LOGINUID_SET, BAD_COMPARE, BAD_COMPARE_ZERO, BAD_SADDR_FAM,
 };
 
 FIXTURE(bad_rule) {
@@ -207,6 +207,11 @@ FIXTURE_VARIANT_ADD(bad_rule, field_compare_beyond_max) {
 	.err = -EINVAL,
 };
 
+FIXTURE_VARIANT_ADD(bad_rule, field_compare_zero) {
+	.kind = BAD_COMPARE_ZERO,
+	.err = -EINVAL,
+};
+
 FIXTURE_VARIANT_ADD(bad_rule, saddr_fam_beyond_af_max) {
 	.kind = BAD_SADDR_FAM,
 	.err = -EINVAL,
@@ -285,6 +290,7 @@ TEST_F(bad_rule, rejected)
 		audit_rule_field(&r, AUDIT_LOGINUID_SET, AUDIT_EQUAL, 2);
 		break;
 	case BAD_COMPARE:
+	case BAD_COMPARE_ZERO:
 		/*
 		 * A kernel that takes this rule warns whenever it evaluates
 		 * the comparison: a pid no task has comes first, so that it
@@ -293,7 +299,8 @@ TEST_F(bad_rule, rejected)
 		audit_rule_free(&r);
 		r = audit_exit_rule(AUDIT_ALWAYS, __NR_unlinkat, INT_MAX, "t_bad");
 		audit_rule_field(&r, AUDIT_FIELD_COMPARE, AUDIT_EQUAL,
-				 AUDIT_MAX_FIELD_COMPARE + 1);
+				 variant->kind == BAD_COMPARE ?
+				 AUDIT_MAX_FIELD_COMPARE + 1 : 0);
 		break;
 	case BAD_SADDR_FAM:
 		audit_rule_field(&r, AUDIT_SADDR_FAM, AUDIT_EQUAL, 255);
