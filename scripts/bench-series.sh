@@ -31,7 +31,9 @@ out=$BUILD/bench
 mkdir -p "$out"
 csv=$out/$name.csv
 
-"$TOP/scripts/prepare.sh" "$BASE"
+# REPORT=1 redoes the table from the last run's CSV and must not re-prepare
+# the tree (that would replace commits not yet exported)
+[ "${REPORT:-0}" = 1 ] || "$TOP/scripts/prepare.sh" "$BASE"
 total=$(git -C "$KSRC" rev-list --count base..HEAD)
 # the selftests commit is last and changes no kernel code
 last=$(git -C "$KSRC" log -1 --format=%s HEAD)
