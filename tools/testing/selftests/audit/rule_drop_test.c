@@ -11,8 +11,8 @@
  * which only a context that is not a dummy collects.
  *
  * A kernel that forgets to uncount a dropped rule keeps every context
- * filled in for the rest of the boot; test.sh runs this program in a boot
- * of its own on the kernels that fail it (base-xfail "alone").
+ * filled in for the rest of the boot, which also changes what later
+ * tests see: on such a kernel, run this program in a boot of its own.
  */
 
 #define _GNU_SOURCE
