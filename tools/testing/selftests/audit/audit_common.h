@@ -17,6 +17,7 @@
 #define _AUDIT_SELFTEST_COMMON_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
 #include <poll.h>
@@ -79,6 +80,37 @@ struct audit_nl {
 	struct audit_rule tracked[AUDIT_MAX_TRACKED];
 	unsigned int marker;
 };
+
+/* ---------- the kernel command line ---------- */
+
+/*
+ * The value of kernel parameter @name ("audit" for audit=...) in
+ * /proc/cmdline, copied to @val (at most @size bytes), or false when the
+ * kernel was booted without it.
+ */
+static inline bool audit_cmdline_param(const char *name, char *val, size_t size)
+{
+	char buf[4096] = "", *p;
+	size_t len = strlen(name);
+	ssize_t n;
+	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	for (p = buf; (p = strstr(p, name)); p += len) {
+		if ((p != buf && p[-1] != ' ') || p[len] != '=')
+			continue;
+		p += len + 1;
+		snprintf(val, size, "%.*s", (int)strcspn(p, " \n"), p);
+		return true;
+	}
+	return false;
+}
 
 /* ---------- a seeded generator (splitmix64) for reproducible tests ---------- */
 

@@ -24,26 +24,6 @@
 
 #define KAUDITD_MSGS	200
 
-/* Was the kernel booted with an audit= parameter, whatever its value? */
-static bool cmdline_has_audit(void)
-{
-	char buf[4096] = "", *p;
-	ssize_t n;
-	int fd = open("/proc/cmdline", O_RDONLY);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	for (p = buf; (p = strstr(p, "audit=")); p++)
-		if (p == buf || p[-1] == ' ')
-			return true;
-	return false;
-}
-
 /*
  * Does a socket subscribe to the audit multicast group (such as journald)?
  * /proc/net/netlink shows the test's network namespace only.
@@ -144,13 +124,14 @@ FIXTURE(no_daemon) {
 
 FIXTURE_SETUP(no_daemon)
 {
+	char val[16];
 	int ret;
 
 	self->ready = false;
 	if (geteuid())
 		SKIP(return, "needs root (CAP_AUDIT_CONTROL, CAP_AUDIT_WRITE)");
 	/* audit=1 (or any other value but 0) holds records; audit=0 makes none */
-	if (cmdline_has_audit())
+	if (audit_cmdline_param("audit", val, sizeof(val)))
 		SKIP(return, "booted with audit=: kauditd drops records only without it");
 	ret = audit_open(&self->nl);
 	if (ret == -EPROTONOSUPPORT)

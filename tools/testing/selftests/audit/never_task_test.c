@@ -22,18 +22,10 @@
 
 static bool booted_with_never_task(void)
 {
-	char buf[4096] = "";
-	ssize_t n;
-	int fd = open("/proc/cmdline", O_RDONLY);
+	char val[16];
 
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	return strstr(buf, "audit_never_task=1") || strstr(buf, "audit_never_task=on");
+	return audit_cmdline_param("audit_never_task", val, sizeof(val)) &&
+	       (!strcmp(val, "1") || !strcmp(val, "on"));
 }
 
 /* the request "auditctl -a never,task" / "auditctl -d never,task" sends */
