@@ -106,7 +106,7 @@ static inline bool audit_cmdline_param(const char *name, char *val, size_t size)
 		if ((p != buf && p[-1] != ' ') || p[len] != '=')
 			continue;
 		p += len + 1;
-		snprintf(val, size, "%.*s", (int)strcspn(p, " \n"), p);
+		snprintf(val, size, "%.*s", (int)strcspn(p, "\n "), p);
 		return true;
 	}
 	return false;
