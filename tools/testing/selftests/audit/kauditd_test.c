@@ -124,6 +124,7 @@ FIXTURE(no_daemon) {
 
 FIXTURE_SETUP(no_daemon)
 {
+	const char *why = NULL;
 	char val[16];
 	int ret;
 
@@ -138,21 +139,16 @@ FIXTURE_SETUP(no_daemon)
 		SKIP(return, "kernel without CONFIG_AUDIT");
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, audit_get_status(&self->nl, &self->saved));
-	if (self->saved.pid) {
+	if (self->saved.pid)
+		why = "an audit daemon is registered: records go to it";
+	else if (self->saved.failure == AUDIT_FAIL_PANIC)
+		why = "failure mode is panic: a lost record would panic the machine";
+	else if (audit_multicast_reader())
+		why = "a process reads audit records by multicast: nothing is lost";
+	if (why) {
 		close(self->nl.fd);
 		self->nl.fd = -1;
-		SKIP(return, "an audit daemon (pid %u) is registered",
-		     self->saved.pid);
-	}
-	if (self->saved.failure == AUDIT_FAIL_PANIC) {
-		close(self->nl.fd);
-		self->nl.fd = -1;
-		SKIP(return, "failure mode is panic: a lost record would panic the machine");
-	}
-	if (audit_multicast_reader()) {
-		close(self->nl.fd);
-		self->nl.fd = -1;
-		SKIP(return, "a process reads audit records by multicast: nothing is lost");
+		SKIP(return, "%s", why);
 	}
 	if (!self->saved.enabled)
 		ASSERT_EQ(0, audit_set_status(&self->nl, AUDIT_STATUS_ENABLED, 1, 0));
