@@ -14,6 +14,8 @@
 #  - every difftest/mutants/*.patch (or the base's own version of it in
 #    difftest/mutants/BASE/) still applies to the patched tree, so
 #    that make difftest MUTANT=... shows what it says it shows
+#  - the selftests build with make -C tools/testing/selftests TARGETS=audit
+#    for x86, and cross-compiled for arm64 and riscv64, without a warning
 #  - kernel/, io_uring/ and init/ compile with CONFIG_AUDIT=n and with
 #    CONFIG_IO_URING=n (CONFIG_AUDITSYSCALL follows CONFIG_AUDIT on x86),
 #    with no W=1 warning the base does not have
@@ -85,6 +87,29 @@ for b in $BASES; do
 	done
 
 	case " $QUICK_BASES " in *" $b "*) continue ;; esac
+
+	# the selftests build from the kernel tree alone, as kselftest builds
+	# them, natively and with Debian's cross compilers, without a warning
+	for a in x86:gcc arm64:aarch64-linux-gnu-gcc riscv:riscv64-linux-gnu-gcc; do
+		arch=${a%%:*} cc=${a#*:}
+		od=$BDIR/check-selftests-$arch
+		if ! command -v "$cc" >/dev/null; then
+			bad "$b: selftests for $arch: $cc not found (make deps installs it)"
+			continue
+		fi
+		rm -rf "$od"
+		mkdir -p "$od"
+		cross=
+		[ "$arch" = x86 ] || cross=${cc%gcc}
+		if ! make -s -j"$(nproc)" -C "$KSRC/tools/testing/selftests" TARGETS=audit ARCH=$arch \
+			CROSS_COMPILE=$cross O="$od" > "$od.log" 2>&1; then
+			bad "$b: selftests do not build for $arch:"; grep -E -m10 "error|Error" "$od.log" | sed 's/^/       /'
+		elif grep -q "warning:" "$od.log"; then
+			bad "$b: selftests build for $arch with warnings:"; grep -m10 "warning:" "$od.log" | sed 's/^/       /'
+		else
+			ok "$b: make -C tools/testing/selftests TARGETS=audit ARCH=$arch: $(ls "$od/kselftest/audit" | grep -c '_test$') programs, no warning"
+		fi
+	done
 
 	# make series: with no identity it must stop and say why; with one,
 	# every submission passes git send-email --dry-run, and the mails of

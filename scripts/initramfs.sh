@@ -40,7 +40,8 @@ gcc -O2 -static -Wall -isystem "$HDR/include" -o "$BDIR/bench/audit-bench" "$TOP
 info "$BASE: building the differential test's guest program"
 mkdir -p "$BDIR/difftest"
 gcc -O2 -static -Wall -isystem "$HDR/include" -I "$KSRC/tools/testing/selftests/audit" \
-	-o "$BDIR/difftest/audit-difftest" "$TOP/difftest/audit-difftest.c"
+	-o "$BDIR/difftest/audit-difftest" "$TOP/difftest/audit-difftest.c" \
+	"$KSRC/tools/testing/selftests/audit/audit_common.c"
 
 # auditctl and its libraries from Debian's packages (download and extract only)
 DEBS=$BUILD/debs

@@ -5,7 +5,10 @@
 # under QEMU and run the audit selftests. Ends with "N passed, N failed".
 # TESTS="filter_test ..." runs a subset. Each kernel is booted once for all
 # the selftests, and once more for those that need kernel arguments
-# (never_task_test: audit=1 audit_never_task=1). On the base kernel, the
+# (never_task_test: audit=1 audit_never_task=1), and the patched kernel once
+# more for what the selftests leave behind (HYGIENE=0 skips it: guest/init's
+# harness.run=hygiene runs them without privilege, twice as root and after a
+# killed run, and compares the audit configuration). On the base kernel, the
 # programs patches/BASE/base-xfail marks "crash" (the series fixes a BUG they
 # hit) run in a boot of their own, which must end in that crash; those it
 # marks "alone" (on a kernel that fails them they leave it in a state that
@@ -150,6 +153,24 @@ for b in $BASES; do
 		crash||
 		$(for p in $alone; do echo "alone-$p||$p"; done)
 		BOOTS
+		# what the selftests leave behind (guest/init, harness.run=hygiene):
+		# once, on the patched kernel
+		[ "$v" = patched ] && [ "${HYGIENE:-1}" = 1 ] && [ -z "${TESTS:-}" ] || continue
+		label="$b/$v$S (hygiene)"
+		log=$LOGS/$b-$v$S-selftests-hygiene.log
+		LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" hygiene
+		rc=$?
+		if [ $rc = 3 ] || [ ! -f "$log" ]; then
+			problems="$problems $label:guest"
+			continue
+		fi
+		line=$("$TOP/scripts/tap-summary.sh" "$log" "$label")
+		echo "$line" | tee -a "$summary"
+		set -- $(echo "$line" | head -1 | sed 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped/\1 \2 \3/')
+		tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3))
+		if [ "$2" = 0 ] && [ $rc != 0 ]; then
+			problems="$problems $label:rc=$rc"
+		fi
 	done
 	# the differential record test: base and patched must emit the same
 	case " $VARIANTS " in *" base "*) ;; *) continue ;; esac

@@ -86,7 +86,7 @@ static void *worker_thread(void *arg)
 			usleep(1000);
 		/* calls no rule matches */
 		syscall(SYS_getpid);
-		syscall(SYS_stat, "/", &st);
+		stat("/", &st);
 	}
 	return NULL;
 }
@@ -248,10 +248,12 @@ FIXTURE_SETUP(churn)
 	audit_fixture_setup(_metadata, &self->nl);
 	/* room for everything the workers emit while the reader is busy */
 	setsockopt(self->nl.fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
-	ASSERT_EQ(0, audit_request(&self->nl, AUDIT_SET, &s, sizeof(s), 0, NULL, 0));
+	audit_setup_ok(_metadata, &self->nl,
+		       !audit_request(&self->nl, AUDIT_SET, &s, sizeof(s), 0, NULL, 0),
+		       "setting backlog_limit");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, sh);
+	audit_setup_ok(_metadata, &self->nl, sh != MAP_FAILED, "mmap");
 	self->ready = true;
 }
 

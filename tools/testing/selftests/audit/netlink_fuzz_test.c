@@ -180,7 +180,6 @@ static void model_del(struct model *m, int i)
 
 FIXTURE(fuzz) {
 	struct audit_nl nl;
-	struct audit_status saved;
 	struct model m;
 	bool ready;
 };
@@ -188,21 +187,12 @@ FIXTURE(fuzz) {
 FIXTURE_SETUP(fuzz)
 {
 	audit_fixture_setup(_metadata, &self->nl);
-	ASSERT_EQ(0, audit_get_status(&self->nl, &self->saved));
 	self->ready = true;
 }
 
+/* audit_end() puts back the settings the requests changed */
 FIXTURE_TEARDOWN(fuzz)
 {
-	struct audit_status s = self->saved;
-
-	if (self->nl.fd > 0) {
-		s.mask = AUDIT_STATUS_ENABLED | AUDIT_STATUS_FAILURE |
-			 AUDIT_STATUS_RATE_LIMIT | AUDIT_STATUS_BACKLOG_LIMIT |
-			 AUDIT_STATUS_BACKLOG_WAIT_TIME;
-		s.enabled = 1;
-		audit_request(&self->nl, AUDIT_SET, &s, sizeof(s), 0, NULL, 0);
-	}
 	while (self->m.n)
 		model_del(&self->m, 0);
 	audit_fixture_teardown(&self->nl);

@@ -32,10 +32,10 @@ FIXTURE_SETUP(drop)
 {
 	audit_fixture_setup(_metadata, &self->nl);
 	snprintf(self->dir, sizeof(self->dir), "/tmp/audit_drop_XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	audit_setup_ok(_metadata, &self->nl, mkdtemp(self->dir), "mkdtemp");
 	snprintf(self->sub, sizeof(self->sub), "%s/sub", self->dir);
 	snprintf(self->path, sizeof(self->path), "%s/file", self->sub);
-	ASSERT_EQ(0, mkdir(self->sub, 0755));
+	audit_setup_ok(_metadata, &self->nl, !mkdir(self->sub, 0755), "mkdir");
 }
 
 FIXTURE_TEARDOWN(drop)

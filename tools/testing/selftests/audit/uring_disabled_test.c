@@ -34,7 +34,7 @@ FIXTURE_SETUP(uring_disabled)
 	audit_fixture_setup(_metadata, &self->nl);
 	snprintf(self->file, sizeof(self->file), "/tmp/audit_uring_XXXXXX");
 	fd = mkstemp(self->file);
-	ASSERT_LE(0, fd);
+	audit_setup_ok(_metadata, &self->nl, fd >= 0, "mkstemp");
 	close(fd);
 	scratch = self->file;
 	self->ready = true;

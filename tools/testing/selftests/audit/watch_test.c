@@ -15,6 +15,13 @@
 #include "../kselftest_harness.h"
 #include "audit_common.h"
 
+/* the newer architectures (riscv, loongarch) have renameat2() alone */
+#ifdef __NR_renameat
+#define NR_RENAME	__NR_renameat
+#else
+#define NR_RENAME	__NR_renameat2
+#endif
+
 FIXTURE(watch) {
 	struct audit_nl nl;
 	char dir[64];		/* the scratch directory */
@@ -29,15 +36,15 @@ FIXTURE_SETUP(watch)
 
 	audit_fixture_setup(_metadata, &self->nl);
 	snprintf(self->dir, sizeof(self->dir), "/tmp/audit_watch_XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	audit_setup_ok(_metadata, &self->nl, mkdtemp(self->dir), "mkdtemp");
 	snprintf(self->file, sizeof(self->file), "%s/file", self->dir);
 	snprintf(self->other, sizeof(self->other), "%s/other", self->dir);
 	snprintf(self->parent, sizeof(self->parent), "%s/", self->dir);
 	fd = open(self->file, O_CREAT | O_WRONLY, 0644);
-	ASSERT_LE(0, fd);
+	audit_setup_ok(_metadata, &self->nl, fd >= 0, "creating the file");
 	close(fd);
 	fd = open(self->other, O_CREAT | O_WRONLY, 0644);
-	ASSERT_LE(0, fd);
+	audit_setup_ok(_metadata, &self->nl, fd >= 0, "creating the other file");
 	close(fd);
 }
 
@@ -113,7 +120,7 @@ static int child_op(void *p)
 		close(fd);
 		break;
 	case OP_RENAME:
-		ret = syscall(__NR_renameat, AT_FDCWD, o->a, AT_FDCWD, o->b);
+		ret = syscall(NR_RENAME, AT_FDCWD, o->a, AT_FDCWD, o->b, 0);
 		break;
 	case OP_UNLINK:
 		ret = syscall(__NR_unlinkat, AT_FDCWD, o->a, 0);
@@ -300,7 +307,7 @@ TEST_F(watch, dir_rename)
 	ASSERT_EQ(0, audit_add(&self->nl, &r));
 	snprintf(to, sizeof(to), "%s/renamed", self->dir);
 	pid = RUN_OP(OP_RENAME, self->file, to);
-	rec = keyed_record(_metadata, &self->nl, __NR_renameat, pid, "t_dir");
+	rec = keyed_record(_metadata, &self->nl, NR_RENAME, pid, "t_dir");
 	ASSERT_NE(NULL, rec);
 	EXPECT_TRUE(audit_field_is(rec, "items", "4"));
 	EXPECT_PATH(rec, self->file, "DELETE");
