@@ -161,11 +161,16 @@ open(sys.argv[3], "w").write("\n".join(dat) + "\n")
 print("\n".join(out))
 PY
 
+case "${SUFFIX:-}" in
+-distro) built="Debian's configuration, -O2" ;;
+-o2) built="tinyconfig, -O2" ;;
+*) built="tinyconfig, -Os" ;;
+esac
 plot() {	# plot TERMINAL FILE
 	gnuplot <<GP
 set terminal $1 size 1800,620 font "sans,11"
 set output "$2"
-set title "Linux $KVER: cost relative to audit=0 (guest instructions/op, log scale), $REF vs patched"
+set title "Linux $KVER ($built): cost relative to audit=0 (guest instructions/op, log scale), $REF vs patched"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1

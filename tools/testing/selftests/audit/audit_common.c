@@ -193,7 +193,7 @@ int audit_request(struct audit_nl *nl, int type, const void *data,
 		  size_t len, int reply_type, void *reply,
 		  size_t reply_len)
 {
-	union { struct nlmsghdr h; char b[8192]; } u;
+	static union { struct nlmsghdr h; char b[1 << 16]; } u;
 	struct nlmsghdr *nh = &u.h;
 	bool acked = false, replied = !reply_type;
 	int ret, err = 0;
@@ -264,7 +264,9 @@ int audit_recv_one(struct audit_nl *nl, int timeout_ms,
 		 * such as AUDIT_USER).
 		 */
 		if (nh->nlmsg_seq || nh->nlmsg_type < NLMSG_MIN_TYPE) {
-			if (ctl && nh->nlmsg_len <= ctl_size) {
+			if (ctl && nh->nlmsg_len > ctl_size)
+				return -EMSGSIZE;
+			if (ctl) {
 				memcpy(ctl, nh, nh->nlmsg_len);
 				*got_ctl = true;
 			}
@@ -328,6 +330,8 @@ void audit_rule_free(struct audit_rule *r)
 
 void audit_rule_syscall(struct audit_rule *r, int nr)
 {
+	if (nr < 0 || nr >= AUDIT_BITMASK_SIZE * 32)
+		abort();	/* the test's own mistake */
 	r->d->mask[nr / 32] |= 1U << (nr % 32);
 }
 
@@ -437,7 +441,7 @@ int audit_del(struct audit_nl *nl, int idx)
 int audit_list_rules(struct audit_nl *nl, struct audit_rule *out,
 		     int max)
 {
-	union { struct nlmsghdr h; char b[16384]; } u;
+	static union { struct nlmsghdr h; char b[1 << 16]; } u;
 	struct nlmsghdr *nh = &u.h;
 	int n = 0, ret;
 	bool acked = false, done = false;
@@ -479,25 +483,6 @@ int audit_list_rules(struct audit_nl *nl, struct audit_rule *out,
 		}
 	}
 	return n;
-}
-
-/* Delete every loaded rule; returns how many were deleted or -errno. */
-int audit_flush_rules(struct audit_nl *nl)
-{
-	struct audit_rule rules[256];
-	int n, i, ret = 0;
-
-	n = audit_list_rules(nl, rules, 256);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n && i < 256; i++) {
-		int err = audit_rule_send(nl, AUDIT_DEL_RULE, &rules[i]);
-
-		if (err && !ret)
-			ret = err;
-		free(rules[i].d);
-	}
-	return ret ? ret : n;
 }
 
 /* ---------- waiting for records ---------- */
@@ -673,16 +658,7 @@ const struct audit_record *audit_path_record(struct audit_nl *nl,
 
 /* ---------- the test's audit daemon session ---------- */
 
-/*
- * The settings audit_begin() may change, and audit_end() puts back in this
- * order: auditing is switched off (if it was) last.
- */
-static const __u32 audit_saved_settings[] = {
-	AUDIT_STATUS_FAILURE, AUDIT_STATUS_RATE_LIMIT,
-	AUDIT_STATUS_BACKLOG_LIMIT, AUDIT_STATUS_BACKLOG_WAIT_TIME,
-	AUDIT_STATUS_ENABLED,
-};
-
+/* the settings audit_register() saves and audit_end() puts back */
 static __u32 *audit_status_field(struct audit_status *s, __u32 mask)
 {
 	switch (mask) {
@@ -695,6 +671,17 @@ static __u32 *audit_status_field(struct audit_status *s, __u32 mask)
 	return NULL;
 }
 
+/*
+ * The order audit_end() puts them back in. Each change logs a record, which
+ * the restored rate limit counts, and a record over it is lost, which a
+ * failure mode of panic makes fatal: the rate limit and the failure mode go
+ * last, so that no record of ours is logged under both.
+ */
+static const __u32 audit_saved_settings[] = {
+	AUDIT_STATUS_BACKLOG_LIMIT, AUDIT_STATUS_BACKLOG_WAIT_TIME,
+	AUDIT_STATUS_ENABLED, AUDIT_STATUS_RATE_LIMIT, AUDIT_STATUS_FAILURE,
+};
+
 /* Set the one setting @mask of audit_status to @val. */
 static int audit_set_setting(struct audit_nl *nl, __u32 mask, __u32 val)
 {
@@ -704,37 +691,59 @@ static int audit_set_setting(struct audit_nl *nl, __u32 mask, __u32 val)
 	return audit_request(nl, AUDIT_SET, &s, sizeof(s), 0, NULL, 0);
 }
 
-/* Every loaded rule, in list order, into a new array *@out. */
+static void audit_free_rules(struct audit_rule *rules, int n)
+{
+	while (rules && n-- > 0)
+		free(rules[n].d);
+	free(rules);
+}
+
+/*
+ * Every loaded rule, in list order, into a new array *@out; returns how
+ * many, or a negative errno (and *@out is NULL).
+ */
 static int audit_list_all_rules(struct audit_nl *nl, struct audit_rule **out)
 {
-	int n, max = 0;
+	int n, max = 0, tries;
 
 	*out = NULL;
-	for (;;) {
+	for (tries = 0; tries < 4; tries++) {
 		n = audit_list_rules(nl, *out, max);
-		if (n <= max || n < 0)
-			break;
-		/* more than room for: list again, with room for all */
-		while (max--)
-			free((*out)[max].d);
-		free(*out);
+		if (n >= 0 && n <= max)
+			return n;
+		/* too many for the room, or an error: list again */
+		audit_free_rules(*out, max);
+		*out = NULL;
+		if (n < 0) {
+			max = 0;
+			audit_drain(nl, 20);
+			continue;
+		}
 		max = n + 16;
 		*out = calloc(max, sizeof(**out));
 		if (!*out)
 			return -ENOMEM;
 	}
-	if (n < 0) {
-		free(*out);
-		*out = NULL;
-	}
-	return n;
+	audit_free_rules(*out, max);
+	*out = NULL;
+	return n < 0 ? n : -EAGAIN;
 }
 
-static void audit_free_rules(struct audit_rule *rules, int n)
+/* Delete every loaded rule; returns how many were deleted or -errno. */
+int audit_flush_rules(struct audit_nl *nl)
 {
-	while (n--)
-		free(rules[n].d);
-	free(rules);
+	struct audit_rule *rules;
+	int n, i, ret = 0;
+
+	n = audit_list_all_rules(nl, &rules);
+	for (i = 0; i < n; i++) {
+		int err = audit_rule_send(nl, AUDIT_DEL_RULE, &rules[i]);
+
+		if (err && !ret)
+			ret = err;
+	}
+	audit_free_rules(rules, n);
+	return ret ? ret : n;
 }
 
 static bool audit_same_rules(const struct audit_rule *a, int na,
@@ -750,53 +759,76 @@ static bool audit_same_rules(const struct audit_rule *a, int na,
 	return true;
 }
 
-/* Put back the rules and settings audit_register() saved. */
-static void audit_restore(struct audit_nl *nl)
+/* Put back the rules audit_register() saved; returns how many steps failed. */
+static int audit_restore_rules(struct audit_nl *nl)
 {
 	struct audit_rule *now;
-	struct audit_status s;
-	unsigned int i;
-	int n, ret;
+	int n, i, ret, failed = 0;
 
 	n = audit_list_all_rules(nl, &now);
 	if (n < 0) {
 		fprintf(stderr, "# audit: listing the rules: %s\n", strerror(-n));
-	} else if (!audit_same_rules(now, n, nl->saved_rules, nl->nsaved_rules)) {
-		for (i = 0; i < (unsigned int)n; i++) {
-			ret = audit_rule_send(nl, AUDIT_DEL_RULE, &now[i]);
-			if (ret)
-				fprintf(stderr, "# audit: deleting rule %u: %s\n",
-					i, strerror(-ret));
-		}
-		/*
-		 * Listed in the order each list matches them: each goes in
-		 * front, the last first. (The kernel takes a rule equal to
-		 * one it has only in front: so the list may hold it twice.)
-		 */
-		for (i = nl->nsaved_rules; i-- > 0; ) {
-			struct audit_rule *r = &nl->saved_rules[i];
-
-			r->d->flags |= AUDIT_FILTER_PREPEND;
-			ret = audit_rule_send(nl, AUDIT_ADD_RULE, r);
-			r->d->flags &= ~AUDIT_FILTER_PREPEND;
-			if (ret)
-				fprintf(stderr, "# audit: restoring rule %u: %s\n",
-					i, strerror(-ret));
+		return 1;
+	}
+	if (audit_same_rules(now, n, nl->saved_rules, nl->nsaved_rules)) {
+		audit_free_rules(now, n);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		ret = audit_rule_send(nl, AUDIT_DEL_RULE, &now[i]);
+		if (ret) {
+			fprintf(stderr, "# audit: deleting rule %d: %s\n",
+				i, strerror(-ret));
+			failed++;
 		}
 	}
 	audit_free_rules(now, n);
+	/*
+	 * Listed in the order each list matches them: each goes in front,
+	 * the last first. (The kernel's duplicate check misses a rule added
+	 * in front, so the list may hold one twice; this way it does again.)
+	 */
+	for (i = nl->nsaved_rules; i-- > 0; ) {
+		struct audit_rule *r = &nl->saved_rules[i];
+
+		r->d->flags |= AUDIT_FILTER_PREPEND;
+		ret = audit_rule_send(nl, AUDIT_ADD_RULE, r);
+		r->d->flags &= ~AUDIT_FILTER_PREPEND;
+		if (ret) {
+			fprintf(stderr, "# audit: restoring rule %d: %s\n",
+				i, strerror(-ret));
+			failed++;
+		}
+	}
+	return failed;
+}
+
+/* Put back each setting that differs; returns how many failed. */
+static int audit_restore_settings(struct audit_nl *nl)
+{
+	struct audit_status s;
+	unsigned int i;
+	int ret, failed = 0;
 
 	ret = audit_get_status(nl, &s);
-	for (i = 0; !ret && i < ARRAY_SIZE(audit_saved_settings); i++) {
+	if (ret) {
+		fprintf(stderr, "# audit: reading the settings: %s\n", strerror(-ret));
+		return 1;
+	}
+	for (i = 0; i < ARRAY_SIZE(audit_saved_settings); i++) {
 		__u32 m = audit_saved_settings[i];
 		__u32 was = *audit_status_field(&nl->saved_status, m);
 
-		if (*audit_status_field(&s, m) != was)
-			ret = audit_set_setting(nl, m, was);
+		if (*audit_status_field(&s, m) == was)
+			continue;
+		ret = audit_set_setting(nl, m, was);
+		if (ret) {
+			fprintf(stderr, "# audit: restoring setting %#x: %s\n",
+				m, strerror(-ret));
+			failed++;
+		}
 	}
-	if (ret)
-		fprintf(stderr, "# audit: restoring the settings: %s\n",
-			strerror(-ret));
+	return failed;
 }
 
 /* @pid runs (a zombie does not: its sockets are closed) */
@@ -822,11 +854,23 @@ static bool audit_pid_alive(pid_t pid)
 	return !p || (p[1] != ' ' || (p[2] != 'Z' && p[2] != 'X'));
 }
 
+static void audit_forget_saved(struct audit_nl *nl)
+{
+	audit_free_rules(nl->saved_rules, nl->nsaved_rules);
+	nl->saved_rules = NULL;
+	nl->nsaved_rules = 0;
+	nl->saved = false;
+}
+
+#define audit_skip_because(nl, ...) \
+	snprintf((nl)->skip_reason, sizeof((nl)->skip_reason), __VA_ARGS__)
+
 /*
  * Save the rules and settings, then become the audit daemon with auditing
  * enabled; the rules stay as they are. Returns 0, or a negative errno;
- * when the error means that the test cannot run here (no CONFIG_AUDIT, no
- * CAP_AUDIT_CONTROL, another audit daemon), nl->skip_reason says why.
+ * when the error means that the test cannot run here (no audit, no
+ * CAP_AUDIT_CONTROL, another audit daemon, a locked configuration),
+ * nl->skip_reason says why, and nothing was changed.
  */
 int audit_register(struct audit_nl *nl)
 {
@@ -834,20 +878,23 @@ int audit_register(struct audit_nl *nl)
 	int ret = audit_open(nl), tries;
 
 	if (ret == -EPROTONOSUPPORT)
-		snprintf(nl->skip_reason, sizeof(nl->skip_reason),
-			 "kernel without CONFIG_AUDIT");
+		audit_skip_because(nl, "no audit: kernel without CONFIG_AUDIT, or booted with audit=0");
 	if (ret)
 		goto out;
 	ret = audit_get_status(nl, s);
 	if (ret == -EPERM || ret == -ECONNREFUSED)
-		snprintf(nl->skip_reason, sizeof(nl->skip_reason),
-			 "needs CAP_AUDIT_CONTROL in the initial user and PID namespaces");
+		audit_skip_because(nl, "needs CAP_AUDIT_CONTROL in the initial user and PID namespaces");
 	if (ret)
 		goto out;
 	if (s->enabled == 2) {	/* AUDIT_LOCKED */
-		snprintf(nl->skip_reason, sizeof(nl->skip_reason),
-			 "the audit configuration is locked (enabled=2)");
+		audit_skip_because(nl, "the audit configuration is locked (enabled=2)");
 		ret = -EPERM;
+		goto out;
+	}
+	if (s->pid && audit_pid_alive(s->pid)) {
+		audit_skip_because(nl, "pid %u is the audit daemon: stop it to run this test",
+				   s->pid);
+		ret = -EEXIST;
 		goto out;
 	}
 	ret = audit_list_all_rules(nl, &nl->saved_rules);
@@ -856,39 +903,25 @@ int audit_register(struct audit_nl *nl)
 	nl->nsaved_rules = ret;
 	nl->saved = true;
 
+	/*
+	 * A registered daemon that died is replaced: the kernel probes it
+	 * first (AUDIT_REPLACE), and its socket is gone. Should the probe
+	 * still find it, a record that kauditd fails to send resets it.
+	 */
 	for (tries = 0; tries < 50; tries++) {
-		struct audit_status now;
-
 		ret = audit_set_status(nl, AUDIT_STATUS_ENABLED | AUDIT_STATUS_PID,
 				       1, getpid());
 		if (ret != -EEXIST)
 			break;
-		if (audit_get_status(nl, &now) || !now.pid)
-			continue;
-		if (audit_pid_alive(now.pid)) {
-			snprintf(nl->skip_reason, sizeof(nl->skip_reason),
-				 "pid %u is the audit daemon: stop it to run this test",
-				 now.pid);
-			break;
-		}
-		/*
-		 * A registered audit daemon that died is only noticed when
-		 * kauditd next fails to send to it: emit a record and retry.
-		 */
 		audit_request(nl, AUDIT_USER, "selftest_wake", 14, 0, NULL, 0);
 		usleep(100000);
 	}
-	if (ret)
-		goto out;
-	return 0;
+	if (!ret)
+		return 0;
+	audit_restore_settings(nl);
 out:
-	if (nl->saved)
-		audit_restore(nl);
-	audit_free_rules(nl->saved_rules, nl->nsaved_rules);
-	nl->saved_rules = NULL;
-	nl->nsaved_rules = 0;
-	nl->saved = false;
-	if (nl->fd > 0)
+	audit_forget_saved(nl);
+	if (nl->fd >= 0)
 		close(nl->fd);
 	nl->fd = -1;
 	return ret;
@@ -923,30 +956,35 @@ int audit_begin(struct audit_nl *nl)
 
 /*
  * Put back the rules and settings audit_register() found and stop being
- * the audit daemon. A test killed before it gets here (the harness's
- * timeout sends SIGKILL) leaves its rules loaded and auditing enabled: its
- * rules name its own children, by pid or key, and audit_begin() of the
- * next test clears the rule list first.
+ * the audit daemon; returns how many steps of that failed.
+ *
+ * What a test that never gets here leaves stays: the harness's timeout
+ * kills a test with SIGKILL, and the 6.12 harness can skip the teardown
+ * after a failed assertion. Its rules name its own children, by pid or by
+ * key; the next test saves them with the rest, as it finds them, and puts
+ * them back after it.
  */
-void audit_end(struct audit_nl *nl)
+int audit_end(struct audit_nl *nl)
 {
-	int i, ret;
+	int i, ret, failed = 0;
 
 	for (i = 0; i < nl->ntracked; i++)
 		audit_rule_free(&nl->tracked[i]);
 	nl->ntracked = 0;
 	if (nl->saved)
-		audit_restore(nl);
+		failed += audit_restore_rules(nl);
 	ret = audit_set_status(nl, AUDIT_STATUS_PID, 0, 0);
-	if (ret)
+	if (ret) {
 		fprintf(stderr, "# audit: unregistering: %s\n", strerror(-ret));
-	audit_free_rules(nl->saved_rules, nl->nsaved_rules);
-	nl->saved_rules = NULL;
-	nl->nsaved_rules = 0;
-	nl->saved = false;
+		failed++;
+	}
+	if (nl->saved)
+		failed += audit_restore_settings(nl);
+	audit_forget_saved(nl);
 	audit_records_clear(nl);
 	close(nl->fd);
 	nl->fd = -1;
+	return failed;
 }
 
 /*

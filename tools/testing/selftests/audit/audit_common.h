@@ -44,7 +44,9 @@
  * and SYSCALL records carry; 0 where this file does not know it, and the
  * tests that need it skip.
  */
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__ILP32__)
+#define AUDIT_ARCH_NATIVE	0	/* x32: its syscall numbers are not a rule's */
+#elif defined(__x86_64__)
 #define AUDIT_ARCH_NATIVE	AUDIT_ARCH_X86_64
 #elif defined(__i386__)
 #define AUDIT_ARCH_NATIVE	AUDIT_ARCH_I386
@@ -208,7 +210,7 @@ const struct audit_record *audit_path_record(struct audit_nl *nl,
 /* the test's audit daemon session */
 int audit_register(struct audit_nl *nl);
 int audit_begin(struct audit_nl *nl);
-void audit_end(struct audit_nl *nl);
+int audit_end(struct audit_nl *nl);
 
 /* child processes, whose syscalls are audited */
 typedef int (*audit_child_fn)(void *arg);
@@ -242,9 +244,9 @@ bool audit_match_set_enabled(const struct audit_record *r, const void *arg);
 
 #ifdef FIXTURE
 /*
- * The exit status of a test process that skips: harnesses without
- * FIXTURE_TEARDOWN_PARENT() (before v6.9) read 255 as a skip, and would
- * run the test body after a SKIP() in the setup. A setup that skips for
+ * The exit status of a test process that skips: the harnesses that came
+ * before FIXTURE_TEARDOWN_PARENT() read 255 as a skip, and would run the
+ * test body after a SKIP() in the setup. A setup that skips for
  * its own reasons before audit_fixture_setup() sets a "ready" member last,
  * and its tests begin with "if (!self->ready) SKIP(return, ...);".
  */
@@ -288,10 +290,15 @@ static inline void audit_setup_ok(struct __test_metadata *_metadata,
 	}
 }
 
-static inline void audit_fixture_teardown(struct audit_nl *nl)
+/* For a fixture's teardown: a configuration not put back fails the test. */
+static inline void audit_fixture_teardown(struct __test_metadata *_metadata,
+					  struct audit_nl *nl)
 {
-	if (nl->fd > 0)
-		audit_end(nl);
+	if (!nl->saved)
+		return;
+	EXPECT_EQ(0, audit_end(nl)) {
+		TH_LOG("the audit configuration was not put back as it was");
+	}
 }
 
 /*

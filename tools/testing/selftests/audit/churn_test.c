@@ -259,7 +259,7 @@ FIXTURE_SETUP(churn)
 
 FIXTURE_TEARDOWN(churn)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 /* count the permanent rules' records among those queued, then drop them */

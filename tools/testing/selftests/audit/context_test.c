@@ -180,7 +180,7 @@ FIXTURE_SETUP(context)
 
 FIXTURE_TEARDOWN(context)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 /*
@@ -293,7 +293,7 @@ FIXTURE_SETUP(deleted_rule)
 
 FIXTURE_TEARDOWN(deleted_rule)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 TEST_F(deleted_rule, login_in_next_syscall)
@@ -917,7 +917,7 @@ FIXTURE_SETUP(task_work)
 
 FIXTURE_TEARDOWN(task_work)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 TEST_F(task_work, request_sees_last_syscall)

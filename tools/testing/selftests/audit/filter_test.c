@@ -138,7 +138,7 @@ FIXTURE_SETUP(filter)
 
 FIXTURE_TEARDOWN(filter)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 /* a rule on one syscall number matches that syscall, fields as expected */
@@ -256,7 +256,7 @@ FIXTURE_SETUP(fieldop)
 
 FIXTURE_TEARDOWN(fieldop)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 enum {

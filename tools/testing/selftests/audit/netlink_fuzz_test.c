@@ -195,7 +195,7 @@ FIXTURE_TEARDOWN(fuzz)
 {
 	while (self->m.n)
 		model_del(&self->m, 0);
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 /* AUDIT_SET with random values for what is safe to change here */

@@ -23,7 +23,7 @@ FIXTURE_SETUP(netlink)
 
 FIXTURE_TEARDOWN(netlink)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 TEST_F(netlink, status)
@@ -107,7 +107,7 @@ FIXTURE_SETUP(bad_rule)
 
 FIXTURE_TEARDOWN(bad_rule)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 FIXTURE_VARIANT(bad_rule)

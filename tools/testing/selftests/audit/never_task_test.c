@@ -66,7 +66,7 @@ FIXTURE_SETUP(never_task)
 
 FIXTURE_TEARDOWN(never_task)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 }
 
 /* the rule list holds exactly the built-in rule, in auditctl's form */

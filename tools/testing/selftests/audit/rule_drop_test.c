@@ -40,7 +40,7 @@ FIXTURE_SETUP(drop)
 
 FIXTURE_TEARDOWN(drop)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 	rmdir(self->sub);
 	if (self->dir[0] && rmdir(self->dir))
 		fprintf(stderr, "# could not remove %s\n", self->dir);

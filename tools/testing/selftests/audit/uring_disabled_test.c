@@ -42,10 +42,7 @@ FIXTURE_SETUP(uring_disabled)
 
 FIXTURE_TEARDOWN(uring_disabled)
 {
-	/* audit back on, whatever happened */
-	if (self->nl.fd > 0)
-		audit_set_status(&self->nl, AUDIT_STATUS_ENABLED, 1, 0);
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 	unlink(self->file);
 }
 

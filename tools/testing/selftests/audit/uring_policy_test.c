@@ -568,7 +568,7 @@ FIXTURE_TEARDOWN(uring_policy)
 {
 	char cmd[sizeof(dir) + 16];
 
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 	if (dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd))

@@ -70,7 +70,7 @@ FIXTURE_SETUP(uring)
 
 FIXTURE_TEARDOWN(uring)
 {
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 	unlink(self->file);
 }
 

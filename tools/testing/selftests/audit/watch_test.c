@@ -52,7 +52,7 @@ FIXTURE_TEARDOWN(watch)
 {
 	char cmd[PATH_MAX + 16];
 
-	audit_fixture_teardown(&self->nl);
+	audit_fixture_teardown(_metadata, &self->nl);
 	if (self->dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
 		if (system(cmd))
