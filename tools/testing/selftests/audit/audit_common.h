@@ -45,7 +45,7 @@
  * tests that need it skip.
  */
 #if defined(__x86_64__) && defined(__ILP32__)
-#define AUDIT_ARCH_NATIVE	0	/* x32: its syscall numbers are not a rule's */
+#define AUDIT_ARCH_NATIVE	0	/* x32: rules cannot name its syscalls */
 #elif defined(__x86_64__)
 #define AUDIT_ARCH_NATIVE	AUDIT_ARCH_X86_64
 #elif defined(__i386__)
@@ -246,9 +246,9 @@ bool audit_match_set_enabled(const struct audit_record *r, const void *arg);
 /*
  * The exit status of a test process that skips: the harnesses that came
  * before FIXTURE_TEARDOWN_PARENT() read 255 as a skip, and would run the
- * test body after a SKIP() in the setup. A setup that skips for
- * its own reasons before audit_fixture_setup() sets a "ready" member last,
- * and its tests begin with "if (!self->ready) SKIP(return, ...);".
+ * test body after a SKIP() in the setup: a setup that skips ends the test
+ * with SKIP(_exit(AUDIT_SKIP_STATUS), ...). (Fixtures keep a "ready" member
+ * that their tests check first, for the setups that set it last.)
  */
 #ifdef FIXTURE_TEARDOWN_PARENT
 #define AUDIT_SKIP_STATUS	KSFT_SKIP
@@ -267,7 +267,7 @@ static inline void audit_fixture_setup(struct __test_metadata *_metadata,
 
 	if (!AUDIT_ARCH_NATIVE)
 		SKIP(_exit(AUDIT_SKIP_STATUS),
-		     "no AUDIT_ARCH_* known for this architecture");
+		     "no AUDIT_ARCH_* for this architecture or ABI");
 	ret = audit_begin(nl);
 	if (ret && nl->skip_reason[0])
 		SKIP(_exit(AUDIT_SKIP_STATUS), "%s", nl->skip_reason);
@@ -294,11 +294,14 @@ static inline void audit_setup_ok(struct __test_metadata *_metadata,
 static inline void audit_fixture_teardown(struct __test_metadata *_metadata,
 					  struct audit_nl *nl)
 {
+	int failed;
+
 	if (!nl->saved)
 		return;
-	EXPECT_EQ(0, audit_end(nl)) {
+	failed = audit_end(nl);
+	if (failed)
 		TH_LOG("the audit configuration was not put back as it was");
-	}
+	EXPECT_EQ(0, failed);
 }
 
 /*

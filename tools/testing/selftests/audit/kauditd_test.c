@@ -130,13 +130,15 @@ FIXTURE_SETUP(no_daemon)
 
 	self->ready = false;
 	if (geteuid())
-		SKIP(return, "needs root (CAP_AUDIT_CONTROL, CAP_AUDIT_WRITE)");
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "needs root (CAP_AUDIT_CONTROL, CAP_AUDIT_WRITE)");
 	/* audit=1 (or any other value but 0) holds records; audit=0 makes none */
 	if (audit_cmdline_param("audit", val, sizeof(val)))
-		SKIP(return, "booted with audit=: kauditd drops records only without it");
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "booted with audit=: kauditd drops records only without it");
 	ret = audit_open(&self->nl);
 	if (ret == -EPROTONOSUPPORT)
-		SKIP(return, "kernel without CONFIG_AUDIT");
+		SKIP(_exit(AUDIT_SKIP_STATUS), "kernel without CONFIG_AUDIT");
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, audit_get_status(&self->nl, &self->saved));
 	if (self->saved.pid)
@@ -148,7 +150,7 @@ FIXTURE_SETUP(no_daemon)
 	if (why) {
 		close(self->nl.fd);
 		self->nl.fd = -1;
-		SKIP(return, "%s", why);
+		SKIP(_exit(AUDIT_SKIP_STATUS), "%s", why);
 	}
 	if (!self->saved.enabled)
 		ASSERT_EQ(0, audit_set_status(&self->nl, AUDIT_STATUS_ENABLED, 1, 0));

@@ -53,11 +53,12 @@ FIXTURE_SETUP(never_task)
 	int ret;
 
 	if (!booted_with_never_task())
-		SKIP(return, "boot with audit=1 audit_never_task=1 to run these");
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "boot with audit=1 audit_never_task=1 to run these");
 	/* become the audit daemon without touching the rule list */
 	ret = audit_register(&self->nl);
 	if (ret && self->nl.skip_reason[0])
-		SKIP(return, "%s", self->nl.skip_reason);
+		SKIP(_exit(AUDIT_SKIP_STATUS), "%s", self->nl.skip_reason);
 	ASSERT_EQ(0, ret);
 	audit_drain(&self->nl, 20);
 	audit_records_clear(&self->nl);

@@ -557,7 +557,7 @@ FIXTURE(uring_policy) {
 FIXTURE_SETUP(uring_policy)
 {
 	if (!uring_available())
-		SKIP(return, "io_uring not available");
+		SKIP(_exit(AUDIT_SKIP_STATUS), "io_uring not available");
 	audit_fixture_setup(_metadata, &self->nl);
 	snprintf(dir, sizeof(dir), "/tmp/audit_uring_policy_XXXXXX");
 	audit_setup_ok(_metadata, &self->nl, mkdtemp(dir), "mkdtemp");

@@ -58,7 +58,7 @@ FIXTURE_SETUP(uring)
 	int fd;
 
 	if (!uring_available())
-		SKIP(return, "io_uring not available");
+		SKIP(_exit(AUDIT_SKIP_STATUS), "io_uring not available");
 	audit_fixture_setup(_metadata, &self->nl);
 	snprintf(self->file, sizeof(self->file), "/tmp/audit_uring_XXXXXX");
 	fd = mkstemp(self->file);
