@@ -185,6 +185,27 @@ int audit_send_raw(struct audit_nl *nl, int type, int flags,
 }
 
 /*
+ * Wait for the next control message (ack, reply, DONE) that answers request
+ * @seq, into @nh (@size bytes); records that arrive meanwhile are queued.
+ * Returns 0, or a negative errno (-ETIMEDOUT: no answer in AUDIT_WAIT_MS).
+ */
+static int audit_next_answer(struct audit_nl *nl, __u32 seq,
+			     struct nlmsghdr *nh, size_t size)
+{
+	for (;;) {
+		bool got = false;
+		int ret = audit_recv_one(nl, AUDIT_WAIT_MS, nh, size, &got);
+
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			return -ETIMEDOUT;
+		if (got && nh->nlmsg_seq == seq)
+			return 0;
+	}
+}
+
+/*
  * Send a request and wait for its acknowledgment. A reply of @reply_type
  * (0: none expected) is copied to @reply. Records that arrive meanwhile are
  * queued. Returns 0 or the negative errno the kernel answered with.
@@ -204,15 +225,9 @@ int audit_request(struct audit_nl *nl, int type, const void *data,
 		return ret;
 	seq = nl->seq;
 	while (!acked || !replied) {
-		bool got = false;
-
-		ret = audit_recv_one(nl, AUDIT_WAIT_MS, nh, sizeof(u), &got);
-		if (ret < 0)
+		ret = audit_next_answer(nl, seq, nh, sizeof(u));
+		if (ret)
 			return ret;
-		if (!ret)
-			return -ETIMEDOUT;
-		if (!got || nh->nlmsg_seq != seq)
-			continue;
 		if (nh->nlmsg_type == NLMSG_ERROR) {
 			struct nlmsgerr *e = NLMSG_DATA(nh);
 
@@ -452,15 +467,9 @@ int audit_list_rules(struct audit_nl *nl, struct audit_rule *out,
 		return ret;
 	seq = nl->seq;
 	while (!acked || !done) {
-		bool got = false;
-
-		ret = audit_recv_one(nl, AUDIT_WAIT_MS, nh, sizeof(u), &got);
-		if (ret < 0)
+		ret = audit_next_answer(nl, seq, nh, sizeof(u));
+		if (ret)
 			return ret;
-		if (!ret)
-			return -ETIMEDOUT;
-		if (!got || nh->nlmsg_seq != seq)
-			continue;
 		if (nh->nlmsg_type == NLMSG_ERROR) {
 			struct nlmsgerr *e = NLMSG_DATA(nh);
 
