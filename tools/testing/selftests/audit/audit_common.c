@@ -187,7 +187,8 @@ int audit_send_raw(struct audit_nl *nl, int type, int flags,
 /*
  * Wait for the next control message (ack, reply, DONE) that answers request
  * @seq, into @nh (@size bytes); records that arrive meanwhile are queued.
- * Returns 0, or a negative errno (-ETIMEDOUT: no answer in AUDIT_WAIT_MS).
+ * Returns 0, or a negative errno (-ETIMEDOUT: no message at all for
+ * AUDIT_WAIT_MS).
  */
 static int audit_next_answer(struct audit_nl *nl, __u32 seq,
 			     struct nlmsghdr *nh, size_t size)
@@ -917,7 +918,8 @@ int audit_register(struct audit_nl *nl)
 	/*
 	 * A registered daemon that died is replaced: the kernel probes it
 	 * first (AUDIT_REPLACE), and its socket is gone. Should the probe
-	 * still find it, a record that kauditd fails to send resets it.
+	 * still find it, a record that kauditd fails to send resets it
+	 * (with auditing on: a disabled kernel drops our user message).
 	 */
 	for (tries = 0; tries < 50; tries++) {
 		struct audit_status now;
