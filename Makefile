@@ -4,11 +4,15 @@
 #
 #   make                 = make bench
 #   make test            mainline: selftests and difftest, base and patched,
-#                        the mutants (BACKPORTS=1: and the patched 6.12 and
-#                        6.1 kernels' selftests)
-#   make test-all        the full matrix: every base as mainline above
-#                        (BASES=6.12: one base in full; DEBUG=1: KASAN/lockdep)
-#   make bench           base vs patched, instructions/op, table and plot (O2=1, CONFIG=distro)
+#                        the mutants, then the patched arm64 kernel's
+#                        selftests (BACKPORTS=1: and the patched 6.12 and
+#                        6.1 kernels' selftests; ARCH=arm64: all of it on
+#                        arm64 but the mutants; ARCH=x86_64: x86_64 alone)
+#   make test-all        the full matrix: every base as mainline above, and
+#                        mainline on arm64 in full (BASES=6.12: one base in
+#                        full; DEBUG=1: KASAN/lockdep)
+#   make bench           base vs patched, instructions/op, table and plot
+#                        (O2=1, CONFIG=distro, ARCH=arm64)
 #   make difftest        base vs patched: the same random rules and syscalls
 #                        must give the same records (DIFF_SEEDS=, MUTANT=)
 #   make profile         where instructions go: WORKLOAD=getpid RULES=norules
@@ -59,11 +63,15 @@ boot: kernel initramfs
 	@$(S)/qemu-run.sh $(BASE) $(VARIANT) $(RUN) $(ARGS)
 
 # BASES= names the bases to test in full; TESTS= a subset of the selftests
+# ARCH= names one architecture; without it, make test also boots the
+# patched arm64 kernel with the selftests and what they leave behind
 test: deps
 	@$(S)/test.sh
+	@[ -n "$(ARCH)" ] || ARCH=arm64 BACKPORTS=0 VARIANTS=patched DIFFTEST=0 $(S)/test.sh
 
 test-all: deps
 	@BASES=all $(S)/test.sh
+	@[ -n "$(ARCH)" ] || ARCH=arm64 $(S)/test.sh
 
 bench: deps
 	@$(S)/bench.sh $(BASE)

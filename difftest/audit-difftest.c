@@ -59,6 +59,81 @@
 #define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define STORE(x, v)	__atomic_store_n(&(x), v, __ATOMIC_RELEASE)
 
+/*
+ * The trace's path syscalls: the classic ones where the architecture has
+ * them (x86_64), else the *at forms of the generic table (arm64, riscv).
+ * The records then differ between architectures, never between two
+ * kernels of one architecture, which is what the transcripts compare.
+ */
+#ifdef SYS_open
+#define sys_open(p, f, m)	syscall(SYS_open, p, f, m)
+#define sys_stat(p, st)		syscall(SYS_stat, p, st)
+#define sys_lstat(p, st)	syscall(SYS_lstat, p, st)
+#define sys_unlink(p)		syscall(SYS_unlink, p)
+#define sys_rename(a, b)	syscall(SYS_rename, a, b)
+#define sys_mkdir(p, m)		syscall(SYS_mkdir, p, m)
+#define sys_rmdir(p)		syscall(SYS_rmdir, p)
+#define sys_chmod(p, m)		syscall(SYS_chmod, p, m)
+#define sys_lchown(p, u, g)	syscall(SYS_lchown, p, u, g)
+#define sys_link(a, b)		syscall(SYS_link, a, b)
+#define sys_symlink(a, b)	syscall(SYS_symlink, a, b)
+#define sys_readlink(p, b, n)	syscall(SYS_readlink, p, b, n)
+#define sys_access(p, m)	syscall(SYS_access, p, m)
+#define NR_UNLINK		SYS_unlink
+#define NR_RENAME		SYS_rename
+#define NAME_UNLINK		"unlink"
+#define NAME_RENAME		"rename"
+#define PATH_SYSCALLS \
+	{ SYS_open, "open" }, { SYS_openat, "openat" }, { SYS_stat, "stat" }, \
+	{ SYS_lstat, "lstat" }, { SYS_unlink, "unlink" }, { SYS_rename, "rename" }, \
+	{ SYS_mkdir, "mkdir" }, { SYS_rmdir, "rmdir" }, { SYS_chmod, "chmod" }, \
+	{ SYS_fchmod, "fchmod" }, { SYS_lchown, "lchown" }, { SYS_link, "link" }, \
+	{ SYS_symlink, "symlink" }, { SYS_readlink, "readlink" }, \
+	{ SYS_truncate, "truncate" }, { SYS_setxattr, "setxattr" }, \
+	{ SYS_access, "access" }
+#else
+#ifdef SYS_renameat
+#define NR_RENAME		SYS_renameat
+#define NAME_RENAME		"renameat"
+#define sys_rename(a, b)	syscall(SYS_renameat, AT_FDCWD, a, AT_FDCWD, b)
+#else
+#define NR_RENAME		SYS_renameat2
+#define NAME_RENAME		"renameat2"
+#define sys_rename(a, b)	syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 0)
+#endif
+#define sys_open(p, f, m)	syscall(SYS_openat, AT_FDCWD, p, f, m)
+#define sys_stat(p, st)		syscall(SYS_newfstatat, AT_FDCWD, p, st, 0)
+#define sys_lstat(p, st)	syscall(SYS_newfstatat, AT_FDCWD, p, st, AT_SYMLINK_NOFOLLOW)
+#define sys_unlink(p)		syscall(SYS_unlinkat, AT_FDCWD, p, 0)
+#define sys_mkdir(p, m)		syscall(SYS_mkdirat, AT_FDCWD, p, m)
+#define sys_rmdir(p)		syscall(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR)
+#define sys_chmod(p, m)		syscall(SYS_fchmodat, AT_FDCWD, p, m)
+#define sys_lchown(p, u, g)	syscall(SYS_fchownat, AT_FDCWD, p, u, g, AT_SYMLINK_NOFOLLOW)
+#define sys_link(a, b)		syscall(SYS_linkat, AT_FDCWD, a, AT_FDCWD, b, 0)
+#define sys_symlink(a, b)	syscall(SYS_symlinkat, a, AT_FDCWD, b)
+#define sys_readlink(p, b, n)	syscall(SYS_readlinkat, AT_FDCWD, p, b, n)
+#define sys_access(p, m)	syscall(SYS_faccessat, AT_FDCWD, p, m)
+#define NR_UNLINK		SYS_unlinkat
+#define NAME_UNLINK		"unlinkat"
+#define PATH_SYSCALLS \
+	{ SYS_openat, "openat" }, { SYS_newfstatat, "newfstatat" }, \
+	{ SYS_unlinkat, "unlinkat" }, { NR_RENAME, NAME_RENAME }, \
+	{ SYS_mkdirat, "mkdirat" }, { SYS_fchmodat, "fchmodat" }, \
+	{ SYS_fchmod, "fchmod" }, { SYS_fchownat, "fchownat" }, \
+	{ SYS_linkat, "linkat" }, { SYS_symlinkat, "symlinkat" }, \
+	{ SYS_readlinkat, "readlinkat" }, { SYS_truncate, "truncate" }, \
+	{ SYS_setxattr, "setxattr" }, { SYS_faccessat, "faccessat" }
+#endif
+
+/* the top of user space and the start of the kernel's addresses */
+#ifdef __x86_64__
+#define USER_TOP	0x800000000000ULL
+#define KERNEL_START	0xffff800000000000ULL
+#else
+#define USER_TOP	0x1000000000000ULL
+#define KERNEL_START	0xffff000000000000ULL
+#endif
+
 static __u64 rng_state;
 
 static unsigned int rnd(unsigned int n)
@@ -196,7 +271,10 @@ static bool is_pid_syscall(const struct audit_record *r)
 	const char *s = audit_field(r, "syscall");
 	int nr = s ? atoi(s) : -1;
 
-	return nr == SYS_clone || nr == SYS_fork || nr == SYS_vfork ||
+	return nr == SYS_clone ||
+#ifdef SYS_fork
+	       nr == SYS_fork || nr == SYS_vfork ||
+#endif
 	       nr == SYS_wait4 || nr == SYS_clone3 || nr == SYS_getpid ||
 	       nr == SYS_getppid || nr == SYS_gettid ||
 	       nr == SYS_set_tid_address;
@@ -205,13 +283,13 @@ static bool is_pid_syscall(const struct audit_record *r)
 /* above the static binary's base, below the top of user space */
 static bool is_user_addr(unsigned long long v)
 {
-	return v >= 0x400000 && v < 0x800000000000ULL;
+	return v >= 0x400000 && v < USER_TOP;
 }
 
 /* neither a small (or small negative) number nor a user address */
 static bool is_junk(unsigned long long v)
 {
-	return v >= 0x800000000000ULL && v < 0xffff800000000000ULL;
+	return v >= USER_TOP && v < KERNEL_START;
 }
 
 static void emit_record(const struct audit_record *r)
@@ -372,13 +450,7 @@ struct named_nr {
 };
 
 static const struct named_nr sys_pool[] = {
-	{ SYS_open, "open" }, { SYS_openat, "openat" }, { SYS_stat, "stat" },
-	{ SYS_lstat, "lstat" }, { SYS_unlink, "unlink" }, { SYS_rename, "rename" },
-	{ SYS_mkdir, "mkdir" }, { SYS_rmdir, "rmdir" }, { SYS_chmod, "chmod" },
-	{ SYS_fchmod, "fchmod" }, { SYS_lchown, "lchown" }, { SYS_link, "link" },
-	{ SYS_symlink, "symlink" }, { SYS_readlink, "readlink" },
-	{ SYS_truncate, "truncate" }, { SYS_setxattr, "setxattr" },
-	{ SYS_access, "access" }, { SYS_execve, "execve" },
+	PATH_SYSCALLS, { SYS_execve, "execve" },
 	{ SYS_getpid, "getpid" }, { SYS_uname, "uname" }, { SYS_close, "close" },
 	{ SYS_read, "read" }, { SYS_write, "write" }, { SYS_capset, "capset" },
 	{ SYS_setresuid, "setresuid" }, { SYS_socket, "socket" },
@@ -574,9 +646,9 @@ static void gen_rule(struct gen_rule *g)
 				audit_rule_all_syscalls(&g->r);
 				desc(g, " -S all");
 			} else {
-				audit_rule_syscall(&g->r, SYS_unlink);
-				audit_rule_syscall(&g->r, SYS_rename);
-				desc(g, " -S unlink -S rename");
+				audit_rule_syscall(&g->r, NR_UNLINK);
+				audit_rule_syscall(&g->r, NR_RENAME);
+				desc(g, " -S " NAME_UNLINK " -S " NAME_RENAME);
 			}
 			snprintf(path, sizeof(path), ROOT "/%s", PICK(status_watched));
 			gen_str(g, AUDIT_WATCH, "path", path);
@@ -825,11 +897,11 @@ static int gc_anom(const struct step *s)
 	    syscall(SYS_setresuid, 2000, 2000, 2000))
 		return 2;
 	if (s->t == T_ANOM_SYMLINK) {
-		long fd = syscall(SYS_open, ROOT "/sticky/l", O_RDONLY);
+		long fd = sys_open(ROOT "/sticky/l", O_RDONLY, 0);
 
 		return fd < 0 ? errno : 0;
 	}
-	return syscall(SYS_link, ROOT "/f0", ROOT "/sticky/h") ? errno : 0;
+	return sys_link(ROOT "/f0", ROOT "/sticky/h") ? errno : 0;
 }
 
 static int gc_capset(const struct step *s)
@@ -1046,10 +1118,10 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 	case T_LSTAT: {
 		struct stat st;
 
-		return sys_ret(syscall(t == T_STAT ? SYS_stat : SYS_lstat, a, &st));
+		return sys_ret(t == T_STAT ? sys_stat(a, &st) : sys_lstat(a, &st));
 	}
 	case T_OPEN:
-		r = sys_ret(syscall(SYS_open, a, open_flags[flags % NOPS(open_flags)], 0644));
+		r = sys_ret(sys_open(a, open_flags[flags % NOPS(open_flags)], 0644));
 		if (r >= 0) {
 			if (fds[slot] >= 0)
 				syscall(SYS_close, fds[slot]);
@@ -1063,25 +1135,25 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 	case T_WRITE:
 		return sys_ret(syscall(SYS_write, fds[slot], "x", 1));
 	case T_UNLINK:
-		return sys_ret(syscall(SYS_unlink, a));
+		return sys_ret(sys_unlink(a));
 	case T_RENAME:
-		return sys_ret(syscall(SYS_rename, a, b));
+		return sys_ret(sys_rename(a, b));
 	case T_MKDIR:
-		return sys_ret(syscall(SYS_mkdir, a, 0755));
+		return sys_ret(sys_mkdir(a, 0755));
 	case T_RMDIR:
-		return sys_ret(syscall(SYS_rmdir, a));
+		return sys_ret(sys_rmdir(a));
 	case T_CHMOD:
-		return sys_ret(syscall(SYS_chmod, a, modes[modei % NOPS(modes)]));
+		return sys_ret(sys_chmod(a, modes[modei % NOPS(modes)]));
 	case T_FCHMOD:
 		return sys_ret(syscall(SYS_fchmod, fds[slot], modes[modei % NOPS(modes)]));
 	case T_LCHOWN:
-		return sys_ret(syscall(SYS_lchown, a, 1000, slot ? 1000 : -1));
+		return sys_ret(sys_lchown(a, 1000, slot ? 1000 : -1));
 	case T_LINK:
-		return sys_ret(syscall(SYS_link, a, b));
+		return sys_ret(sys_link(a, b));
 	case T_SYMLINK:
-		return sys_ret(syscall(SYS_symlink, a, b));
+		return sys_ret(sys_symlink(a, b));
 	case T_READLINK:
-		return sys_ret(syscall(SYS_readlink, a, u, sizeof(u)));
+		return sys_ret(sys_readlink(a, u, sizeof(u)));
 	case T_TRUNCATE:
 		return sys_ret(syscall(SYS_truncate, a, 3));
 	case T_SETXATTR:
@@ -1095,7 +1167,7 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 
 			r = sys_ret(syscall(SYS_setxattr, a, "security.capability",
 					    &fcaps, sizeof(fcaps), 0));
-			fd = r ? -1 : syscall(SYS_open, a, O_RDONLY);
+			fd = r ? -1 : sys_open(a, O_RDONLY, 0);
 			if (fd >= 0)
 				syscall(SYS_close, fd);
 			return r;
@@ -1103,9 +1175,9 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 		return sys_ret(syscall(SYS_setxattr, a, slot ? "user.dt" : "trusted.dt",
 				       "v", 1, 0));
 	case T_ACCESS:
-		return sys_ret(syscall(SYS_access, a, W_OK));
+		return sys_ret(sys_access(a, W_OK));
 	case T_BADPTR:
-		return sys_ret(syscall(slot ? SYS_open : SYS_unlink, (void *)8, 0));
+		return sys_ret(slot ? sys_open((void *)8, 0, 0) : sys_unlink((void *)8));
 	case T_EXEC:
 	case T_EXEC_NX:
 		return in_grandchild(gc_exec, &s);
@@ -1130,7 +1202,7 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 		return gc_capset(&s);
 	case T_ANOM_SELF:
 		/* root follows uid 1000's link in the sticky directory */
-		return sys_ret(syscall(SYS_open, "sticky/l", O_RDONLY));
+		return sys_ret(sys_open("sticky/l", O_RDONLY, 0));
 	case T_PIPE: {
 		int p[2];
 
@@ -1152,10 +1224,10 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 		if (slot)
 			syscall(SYS_close, -1);				/* EBADF */
 		else
-			syscall(SYS_stat, ROOT "/nx/f0", &st);		/* ENOENT */
+			sys_stat(ROOT "/nx/f0", &st);		/* ENOENT */
 		if (flags >= 3)
-			return sys_ret(syscall(SYS_rename, a, b));
-		return sys_ret(syscall(SYS_unlink, a));
+			return sys_ret(sys_rename(a, b));
+		return sys_ret(sys_unlink(a));
 	}
 	case T_SOCKET: {
 		struct sockaddr_un sun = { .sun_family = AF_UNIX };

@@ -11,6 +11,9 @@
 # QUICK=1: fewer iterations and configurations. ITERS=, REPS= override.
 # CONFIG=distro: kernels from Debian's configuration (see lib.sh), measured
 # SETTLE=10 guest seconds after boot.
+# ARCH=arm64: arm64 kernels and guests (qemu-system-aarch64 -M virt), in
+# build/bench/BASE-arm64.*; rule files lose the syscalls arm64 does not
+# have (scripts/initramfs.sh).
 # CONFIGS= and WORKLOADS= choose; REF=pN compares against the first N patches
 # of the series instead of the base (to measure one patch: REF=p2 on 6.1
 # is the base plus the two backports).
@@ -64,7 +67,8 @@ for c in $CONFIGS; do
 			die "bench run $BASE/$v $c failed (console: ${log#$TOP/})"
 		rules=$(bench_cfg_args "$c" | sed -n 's/.*harness.rules=\([^ ]*\).*/\1/p')
 		if [ -n "$rules" ]; then
-			want=$(grep -cE '^-[aw] ' "$TOP/bench/rules/$rules.rules")
+			# the rules as staged for this architecture
+			want=$(grep -cE '^-[aw] ' "$BDIR/initramfs$ASUF/bench/rules/$rules.rules")
 			got=$(grep -a "^RULES" "$log" | sed -n 's/.*loaded=//p')
 			[ "$got" = "$want" ] ||
 				die "bench $BASE/$v $c: $got of the $want rules in bench/rules/$rules.rules loaded (console: ${log#$TOP/})"
@@ -80,7 +84,7 @@ done
 # measured only when a probe boot shows that KVM works on this host.
 wall=$out/$name-wall.csv
 rm -f "$wall"
-if [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" patched)" = kvm ]; then
+if [ -z "$CROSS" ] && [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" patched)" = kvm ]; then
 	echo "base,variant,config,workload,rep,iters,ns_per_op" > "$wall"
 	for c in $CONFIGS; do
 		for v in $REF patched; do
@@ -161,11 +165,12 @@ open(sys.argv[3], "w").write("\n".join(dat) + "\n")
 print("\n".join(out))
 PY
 
-case "${SUFFIX:-}" in
+case "${SUFFIX%$ASUF}" in
 -distro) built="Debian's configuration, -O2" ;;
 -o2) built="tinyconfig, -O2" ;;
 *) built="tinyconfig, -Os" ;;
 esac
+built="$ARCH, $built"
 plot() {	# plot TERMINAL FILE
 	gnuplot <<GP
 set terminal $1 size 1800,620 font "sans,11"

@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# build-kernel.sh BASE VARIANT: bzImage from tinyconfig + Kconfig fragments.
+# build-kernel.sh BASE VARIANT: bzImage from tinyconfig + Kconfig fragments
+# (ARCH=arm64: an arm64 Image, cross-built, in build/BASE/VARIANT-arm64).
 #   VARIANT=patched builds build/BASE/linux (the series applied),
 #   VARIANT=base    builds the pristine base (tag "base" of the same tree).
 #   VARIANT=pN      builds base + the first N patches of the series.
 #   VARIANT=mutant  builds the patched tree with MUTANT=file.patch applied on
 #                   top (for showing that the differential test catches a
 #                   change in what the kernel emits); the tree is restored.
-# Output: build/BASE/VARIANT/arch/x86/boot/bzImage (and System.map, vmlinux).
+# Output: build/BASE/VARIANT/arch/x86/boot/bzImage (and System.map, vmlinux);
+# build/BASE/VARIANT-arm64/arch/arm64/boot/Image for ARCH=arm64.
 # KBUILD_OUT=dir builds there instead (scripts/bench-series.sh builds every
 # prefix of the series in one directory, one after the other).
 # FRAGMENTS="file ..." merges extra fragments (e.g. Kconfig/debug.config).
@@ -17,7 +19,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-}"
 VARIANT=${2:-patched}
-need gcc make flex bison bc ccache
+need gcc "${CROSS}gcc" make flex bison bc ccache
 [ -d "$KSRC/.git" ] || die "$KSRC is not prepared: run 'make prepare BASE=$BASE'"
 
 # Both variants build from the one tree, at the same path, so that ccache
@@ -58,7 +60,7 @@ fi
 OUT=${KBUILD_OUT:-$BDIR/$VARIANT${SUFFIX:-}}
 mkdir -p "$OUT"
 
-frags="$TOP/Kconfig/base.config $TOP/Kconfig/audit.config"
+frags="$TOP/Kconfig/base.config $TOP/Kconfig/$ARCH.config $TOP/Kconfig/audit.config"
 # Debian's configuration has what base.config gives tinyconfig
 [ "${KCONFIG_BASE:-tiny}" = distro ] && frags="$TOP/Kconfig/audit.config"
 [ -f "$TOP/tools/testing/selftests/audit/config" ] &&
@@ -110,11 +112,11 @@ if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.fragments.sum" 2>/dev/null)" != "$
 	echo "$cfgsum" > "$OUT/.fragments.sum"
 fi
 
-info "$BASE/$VARIANT: building bzImage in ${OUT#$TOP/}"
+info "$BASE/$VARIANT: building $KTARGET${CROSS:+ ($ARCH)} in ${OUT#$TOP/}"
 start=$(date +%s)
 blog=$LOGS/$BASE-$VARIANT${SUFFIX:-}-build.log
-if ! kmake -C "$SRC" O="$OUT" bzImage >"$blog" 2>&1; then
+if ! kmake -C "$SRC" O="$OUT" "$KTARGET" >"$blog" 2>&1; then
 	grep -E -B2 -A6 "error:|Error [0-9]" "$blog" | head -60 >&2
 	die "$BASE/$VARIANT: kernel build failed (full log: ${blog#$TOP/})"
 fi
-info "$BASE/$VARIANT: built in $(( $(date +%s) - start ))s: ${OUT#$TOP/}/arch/x86/boot/bzImage"
+info "$BASE/$VARIANT: built in $(( $(date +%s) - start ))s: ${OUT#$TOP/}/$KIMAGE"

@@ -14,29 +14,6 @@ load_base "${1:-}"
 [ -n "${SUITE:-}" ] || die "kernel/$BASE.conf names no SUITE: its package comes from the host's apt (make deps)"
 need apt-get dpkg-deb sha256sum
 
-# the Debian mirror of the host's sources (the entry of the host's release)
-host_mirror() {
-	local codename
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-	{
-		for f in /etc/apt/sources.list.d/*.sources; do
-			[ -f "$f" ] || continue
-			# deb822: print "URI suite..." per stanza
-			awk 'BEGIN { RS = ""; FS = "\n" } {
-				u = ""; s = ""; t = ""
-				for (i = 1; i <= NF; i++) {
-					if ($i ~ /^URIs:/) u = $i
-					if ($i ~ /^Suites:/) s = $i
-					if ($i ~ /^Types:/) t = $i
-				}
-				if (t ~ /deb( |$)/) { sub(/^URIs: */, "", u); sub(/^Suites: */, "", s); print u, s }
-			}' "$f"
-		done
-		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-			sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) \([^ ]*\).*/\2 \3/p'
-	} | awk -v c="$codename" '{ for (i = 2; i <= NF; i++) if ($i == c) { print $1; exit } }'
-}
-
 APTDIR=$BUILD/apt/$SUITE
 aptopts=(-o Dir::Etc::SourceList="$APTDIR/sources.list" -o Dir::Etc::SourceParts=/dev/null
 	-o Dir::State::Lists="$APTDIR/lists" -o Dir::Cache="$APTDIR/cache"

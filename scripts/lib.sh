@@ -54,6 +54,29 @@ load_base() {
 	PATCHDIR=$TOP/patches/$BASE
 }
 
+# the Debian mirror of the host's sources (the entry of the host's release)
+host_mirror() {
+	local codename
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	{
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] || continue
+			# deb822: print "URI suite..." per stanza
+			awk 'BEGIN { RS = ""; FS = "\n" } {
+				u = ""; s = ""; t = ""
+				for (i = 1; i <= NF; i++) {
+					if ($i ~ /^URIs:/) u = $i
+					if ($i ~ /^Suites:/) s = $i
+					if ($i ~ /^Types:/) t = $i
+				}
+				if (t ~ /deb( |$)/) { sub(/^URIs: */, "", u); sub(/^Suites: */, "", s); print u, s }
+			}' "$f"
+		done
+		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) \([^ ]*\).*/\2 \3/p'
+	} | awk -v c="$codename" '{ for (i = 2; i <= NF; i++) if ($i == c) { print $1; exit } }'
+}
+
 need() {
 	local t
 	for t in "$@"; do
@@ -81,9 +104,38 @@ series_patches() {
 	grep -v -e '^#' -e '^[[:space:]]*$' "$PATCHDIR/series" | awk '{print $1}'
 }
 
+# The architecture of the test kernels and guests: ARCH=x86_64 (the
+# default, also "x86") or ARCH=arm64 (also "aarch64"): cross-built with
+# Debian's gcc-aarch64-linux-gnu and booted with qemu-system-aarch64 -M virt.
+# Each architecture has its own kernels, initramfs and logs: ASUF is added
+# to SUFFIX (build/BASE/VARIANT-arm64, build/BASE/initramfs-arm64.cpio.gz).
+case "${ARCH:-x86_64}" in
+x86_64|x86|amd64)
+	ARCH=x86_64 ASUF= CROSS= CROSS_COMPAT= KIMAGE=arch/x86/boot/bzImage KTARGET=bzImage
+	QEMU=qemu-system-x86_64 QEMU_MACHINE= CONSOLE=ttyS0
+	DEB_ARCH=amd64 TRIPLET=x86_64-linux-gnu LDSO=/lib64/ld-linux-x86-64.so.2 ;;
+arm64|aarch64)
+	ARCH=arm64 ASUF=-arm64 CROSS=aarch64-linux-gnu- KIMAGE=arch/arm64/boot/Image KTARGET=Image
+	# pauth-impdef: QEMU's own pointer-authentication hash, many times
+	# cheaper to emulate than QARMA; the guest sees the same instructions
+	QEMU=qemu-system-aarch64 QEMU_MACHINE="-M virt -cpu max,pauth-impdef=on" CONSOLE=ttyAMA0
+	DEB_ARCH=arm64 TRIPLET=aarch64-linux-gnu LDSO=/lib/ld-linux-aarch64.so.1
+	# the AArch32 compiler for compat_test's 32-bit task
+	CROSS_COMPAT=arm-linux-gnueabihf- ;;
+*)
+	echo "error: ARCH=$ARCH: the harness builds and boots x86_64 and arm64" >&2
+	exit 1 ;;
+esac
+export ARCH
+if [ -n "$ASUF" ]; then
+	case "${SUFFIX:-}" in *"$ASUF") ;; *) SUFFIX=${SUFFIX:-}$ASUF ;; esac
+	export SUFFIX
+fi
+
 # kernel build settings shared by build and check
 kmake() {
-	make -s ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+	make -s ARCH="$ARCH" ${CROSS:+CROSS_COMPILE=$CROSS} CC="ccache ${CROSS}gcc" \
+		HOSTCC="ccache gcc" -j"$(nproc)" "$@"
 }
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$BUILD}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
@@ -161,12 +213,14 @@ tree_base() {
 bench_opt_level() {
 	case "${CONFIG:-}" in
 	''|tiny) ;;
-	distro) export SUFFIX=-distro KCONFIG_BASE=distro FRAGMENTS="Kconfig/distro.config ${FRAGMENTS:-}" ;;
+	distro)
+		[ "$ARCH" = x86_64 ] || die "CONFIG=distro is built for x86_64 only (Debian's amd64 configuration)"
+		export SUFFIX=-distro KCONFIG_BASE=distro FRAGMENTS="Kconfig/distro.config ${FRAGMENTS:-}" ;;
 	*) die "CONFIG=$CONFIG: use distro (Debian's configuration) or leave it unset (tinyconfig)" ;;
 	esac
 	if [ "${O2:-0}" = 1 ]; then
 		[ "${CONFIG:-}" = distro ] && die "CONFIG=distro is built at -O2 already; drop O2=1"
-		export SUFFIX=-o2 FRAGMENTS="Kconfig/o2.config ${FRAGMENTS:-}"
+		export SUFFIX=-o2$ASUF FRAGMENTS="Kconfig/o2.config ${FRAGMENTS:-}"
 	fi
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # qemu-run.sh BASE VARIANT RUN [extra kernel args...]
 # Boots build/BASE/VARIANT's bzImage with build/BASE/initramfs.cpio.gz under
-# QEMU and runs RUN (probe, selftests, bench) in the guest. The console goes
+# QEMU (ARCH=arm64: the -arm64 Image and initramfs, qemu-system-aarch64 -M
+# virt, always TCG) and runs RUN (probe, selftests, bench) in the guest. The console goes
 # to build/logs/BASE-VARIANT-RUN.log. Fails, with the last 60 console
 # lines, on timeout, panic, oops, BUG, WARN, KASAN/lockdep reports or when
 # the guest never reports its end marker.
@@ -15,10 +16,10 @@ load_base "${1:-}"
 VARIANT=${2:-patched}
 RUN=${3:-selftests}
 shift 3 || true
-need qemu-system-x86_64 timeout
+need "$QEMU" timeout
 
-KERNEL=$BDIR/$VARIANT${SUFFIX:-}/arch/x86/boot/bzImage
-INITRD=$BDIR/initramfs.cpio.gz
+KERNEL=$BDIR/$VARIANT${SUFFIX:-}/$KIMAGE
+INITRD=$BDIR/initramfs$ASUF.cpio.gz
 [ -f "$KERNEL" ] || die "$KERNEL missing: run 'make kernel BASE=$BASE VARIANT=$VARIANT'"
 [ -f "$INITRD" ] || die "$INITRD missing: run 'make initramfs BASE=$BASE'"
 LOG=${LOG:-$LOGS/$BASE-$VARIANT${SUFFIX:-}-$RUN.log}
@@ -29,19 +30,23 @@ TIMEOUT=${TIMEOUT:-900}
 accel=tcg
 if [ "${ICOUNT:-0}" = 1 ]; then
 	accel_args="-accel tcg,thread=single -icount shift=0,sleep=off"
-elif [ "$RUN" != probe ] && [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" "$VARIANT")" = kvm ]; then
+elif [ "$RUN" != probe ] && [ -z "$CROSS" ] &&
+     [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" "$VARIANT")" = kvm ]; then
 	accel=kvm
 	accel_args="-accel kvm"
 else
 	accel_args="-accel tcg,thread=single"
 fi
 
-append="console=ttyS0 loglevel=5 panic=-1 oops=panic panic_on_warn=0 rdinit=/init harness.run=$RUN $*"
+append="console=$CONSOLE loglevel=5 panic=-1 oops=panic panic_on_warn=0 rdinit=/init harness.run=$RUN $*"
 info "$BASE/$VARIANT: booting ($accel${ICOUNT:+, icount}) harness.run=$RUN, console: ${LOG#$TOP/}"
 set +e
-timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
+cpu="-cpu max"
+[ -z "$QEMU_MACHINE" ] || cpu=$QEMU_MACHINE
+# shellcheck disable=SC2086
+timeout --foreground -k 10 "$TIMEOUT" "$QEMU" \
 	-nodefaults -nographic -no-reboot -serial stdio -monitor none \
-	$accel_args -cpu max -smp "$SMP" -m "$MEM" \
+	$accel_args $cpu -smp "$SMP" -m "$MEM" \
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$append" ${QEMU_EXTRA:-} \
 	</dev/null >"$LOG" 2>&1
 qrc=$?

@@ -24,6 +24,9 @@
 # PREFIXES=1 also tests every prefix of the series (VARIANT=pN), each against
 # the fixed-by=N marks of patches/BASE/base-xfail: a tree that cannot be
 # bisected fails here.
+# ARCH=arm64 does it on arm64 kernels (cross-built, booted with
+# qemu-system-aarch64 -M virt under TCG; see lib.sh), without the mutants
+# unless MUTANT_BASES names a base.
 # DEBUG=1 does all of it on debug kernels (Kconfig/debug.config: KASAN,
 # KFENCE, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_LIST), built in
 # build/BASE/VARIANT-debug; any splat in a console fails the run.
@@ -46,8 +49,12 @@ fi
 for b in $BASES; do
 	[ -f "$TOP/kernel/$b.conf" ] || die "unknown base '$b' (known: $BASES_ALL)"
 done
+# the mutants' kernels are built for the primary architecture only
+if [ -n "$CROSS" ] && [ -z "${MUTANT_BASES+set}" ]; then
+	MUTANT_BASES=
+fi
 if [ "${DEBUG:-0}" = 1 ]; then
-	export SUFFIX=-debug
+	export SUFFIX=-debug$ASUF
 	export FRAGMENTS="Kconfig/debug.config ${FRAGMENTS:-}"
 	# KASAN and lockdep make the guest several times slower under TCG
 	export TIMEOUT=${TIMEOUT:-3000}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Audit selftests: the syscalls of a 32-bit (compat) task.
+ *
+ * A rule's syscall set is indexed by syscall number, and the numbers of
+ * the compat ABI (i386 beside x86_64, AArch32 beside arm64) mean other
+ * syscalls than the native ones. Only the rule's arch field tells them
+ * apart. compat_helper, a 32-bit program, calls getpid (20) and getppid
+ * (64), which are numbered alike in both compat ABIs. The tests check:
+ *  - an arch=b32 rule on 20 records the compat getpid: a SYSCALL record
+ *    with the compat arch, syscall=20, the rule's key;
+ *  - an arch=b64 rule on 20 records nothing of the compat task;
+ *  - an arch=b32 rule on the native getpid's number records nothing of a
+ *    native getpid (both rules' numbers are in the set of syscalls that
+ *    rules name, which must not let one ABI's rule match the other's);
+ *  - a rule without an arch field on 20 records the syscall numbered 20
+ *    of both ABIs, each with its own arch.
+ * They skip where there is no 32-bit helper (it needs a compiler for the
+ * compat ABI: $(CC) -m32 on x86_64, CROSS_COMPILE_COMPAT on arm64) or the
+ * kernel or CPU does not run 32-bit tasks.
+ */
+
+#define _GNU_SOURCE
+#include <limits.h>
+#include <libgen.h>
+
+#include "../kselftest_harness.h"
+#include "audit_common.h"
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_I386
+#elif defined(__aarch64__) && !defined(__AARCH64EB__)
+#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_ARM
+#else
+#define AUDIT_ARCH_COMPAT	0
+#endif
+
+#define COMPAT_GETPID	20
+#define COMPAT_GETPPID	64
+#define EXEC_FAILED	127
+
+static char helper[PATH_MAX];
+
+/* the child: become compat_helper */
+static int run_helper(void *arg)
+{
+	char *argv[] = { "compat_helper", NULL }, *envp[] = { NULL };
+
+	(void)arg;
+	execve(helper, argv, envp);
+	return EXEC_FAILED;
+}
+
+/* the native syscall numbered like the compat getpid */
+static int native_nr20(void *arg)
+{
+	(void)arg;
+	syscall(COMPAT_GETPID, -1, NULL, 0);
+	return 0;
+}
+
+static int native_getpid(void *arg)
+{
+	(void)arg;
+	syscall(SYS_getpid);
+	return 0;
+}
+
+/* where the kernel runs compat_helper: the exit status it gives */
+static int helper_status(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n;
+	int status;
+	pid_t pid;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	snprintf(helper, sizeof(helper), "%s/compat_helper", dirname(exe));
+	if (access(helper, X_OK))
+		return -1;
+	pid = audit_run_child(run_helper, NULL, &status);
+	if (pid < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+FIXTURE(compat) {
+	struct audit_nl nl;
+	bool ready;
+};
+
+FIXTURE_SETUP(compat)
+{
+	int st;
+
+	if (!AUDIT_ARCH_COMPAT)
+		SKIP(_exit(AUDIT_SKIP_STATUS), "no compat ABI known for this architecture");
+	st = helper_status();
+	if (st == -1)
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "no compat_helper (build it with a compat compiler: CROSS_COMPILE_COMPAT)");
+	if (st == EXEC_FAILED)
+		SKIP(_exit(AUDIT_SKIP_STATUS), "this kernel or CPU does not run 32-bit tasks");
+	ASSERT_EQ(0, st) {
+		TH_LOG("compat_helper exited with %d", st);
+	}
+	audit_fixture_setup(_metadata, &self->nl);
+	self->ready = true;
+}
+
+FIXTURE_TEARDOWN(compat)
+{
+	audit_fixture_teardown(_metadata, &self->nl);
+}
+
+/* an exit rule on syscall @nr of @arch (0: no arch field) for @pid */
+static struct audit_rule rule(__u32 arch, int nr, const char *key)
+{
+	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+
+	if (arch)
+		audit_rule_field(&r, AUDIT_ARCH, AUDIT_EQUAL, arch);
+	audit_rule_syscall(&r, nr);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, key);
+	return r;
+}
+
+/* run @fn in a child that must exit 0; its records, up to a marker */
+static pid_t run(struct __test_metadata *_metadata, struct audit_nl *nl,
+		 audit_child_fn fn)
+{
+	int status;
+	pid_t pid;
+
+	audit_records_clear(nl);
+	pid = audit_run_child(fn, NULL, &status);
+	EXPECT_LT(0, pid);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status 0x%x", status);
+	}
+	EXPECT_LE(0, audit_sync(nl));
+	return pid;
+}
+
+/* the SYSCALL records of @pid with @key */
+static int count(struct audit_nl *nl, pid_t pid, const char *key,
+		 const struct audit_record **last)
+{
+	struct audit_syscall_match m = { .nr = -1, .pid = pid, .key = key };
+	int i = -1, n = 0;
+
+	while ((i = audit_find(nl, i + 1, audit_match_syscall, &m)) >= 0) {
+		*last = &nl->rec[i];
+		n++;
+	}
+	return n;
+}
+
+static bool is_arch(const struct audit_record *r, __u32 arch)
+{
+	char want[16];
+
+	snprintf(want, sizeof(want), "%x", arch);
+	return audit_field_is(r, "arch", want);
+}
+
+TEST_F(compat, b32_rule_records_compat_syscall)
+{
+	struct audit_rule r = rule(AUDIT_ARCH_COMPAT, COMPAT_GETPID, "c32");
+	const struct audit_record *rec = NULL;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = run(_metadata, &self->nl, run_helper);
+	ASSERT_EQ(1, count(&self->nl, pid, "c32", &rec)) {
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_COMPAT)) {
+		TH_LOG("%s", rec->text);
+	}
+	EXPECT_TRUE(audit_field_is_num(rec, "syscall", COMPAT_GETPID) &&
+		    audit_field_is(rec, "success", "yes") &&
+		    audit_field_is_num(rec, "exit", pid) &&
+		    audit_field_is(rec, "comm", "compat_helper")) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
+TEST_F(compat, b64_rule_ignores_compat_syscall)
+{
+	struct audit_rule r = rule(AUDIT_ARCH_NATIVE, COMPAT_GETPID, "c64");
+	struct audit_rule ctl = rule(AUDIT_ARCH_COMPAT, COMPAT_GETPPID, "c32ppid");
+	const struct audit_record *rec = NULL;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	/* the control: the same task's next syscall is recorded */
+	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
+	pid = run(_metadata, &self->nl, run_helper);
+	EXPECT_EQ(0, count(&self->nl, pid, "c64", &rec)) {
+		TH_LOG("%s", rec->text);
+	}
+	ASSERT_EQ(1, count(&self->nl, pid, "c32ppid", &rec)) {
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_COMPAT) &&
+		    audit_field_is_num(rec, "syscall", COMPAT_GETPPID)) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
+TEST_F(compat, b32_rule_ignores_native_syscall)
+{
+	struct audit_rule r = rule(AUDIT_ARCH_COMPAT, SYS_getpid, "c32native");
+	struct audit_rule ctl = rule(AUDIT_ARCH_NATIVE, SYS_getpid, "native");
+	const struct audit_record *rec = NULL;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
+	pid = run(_metadata, &self->nl, native_getpid);
+	EXPECT_EQ(0, count(&self->nl, pid, "c32native", &rec)) {
+		TH_LOG("%s", rec->text);
+	}
+	ASSERT_EQ(1, count(&self->nl, pid, "native", &rec)) {
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_NATIVE) &&
+		    audit_field_is_num(rec, "syscall", SYS_getpid)) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
+TEST_F(compat, archless_rule_records_both_abis)
+{
+	struct audit_rule r = rule(0, COMPAT_GETPID, "nr20");
+	const struct audit_record *rec = NULL;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = run(_metadata, &self->nl, run_helper);
+	ASSERT_EQ(1, count(&self->nl, pid, "nr20", &rec)) {
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_COMPAT) &&
+		    audit_field_is_num(rec, "syscall", COMPAT_GETPID)) {
+		TH_LOG("%s", rec->text);
+	}
+	pid = run(_metadata, &self->nl, native_nr20);
+	ASSERT_EQ(1, count(&self->nl, pid, "nr20", &rec)) {
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_NATIVE) &&
+		    audit_field_is_num(rec, "syscall", COMPAT_GETPID)) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
+TEST_HARNESS_MAIN
