@@ -125,6 +125,26 @@
 	{ SYS_setxattr, "setxattr" }, { SYS_faccessat, "faccessat" }
 #endif
 
+/*
+ * The compat ABI, whose tasks the trace runs where the kernel lets it
+ * (compat_ok): compat_helper, a 32-bit program (the selftests' own) that
+ * calls getpid and getppid and exits, numbered alike in both ABIs.
+ */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_I386
+#elif defined(__aarch64__) && !defined(__AARCH64EB__)
+#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_ARM
+#else
+#define AUDIT_ARCH_COMPAT	0
+#endif
+#define COMPAT_HELPER		"/difftest/compat_helper"
+#define COMPAT_EXIT		1
+#define COMPAT_GETPID		20
+#define COMPAT_GETPPID		64
+
+static bool compat_ok;
+static unsigned long compat_records;	/* SYSCALL records of compat tasks */
+
 /* the top of user space and the start of the kernel's addresses */
 #ifdef __x86_64__
 #define USER_TOP	0x800000000000ULL
@@ -179,8 +199,6 @@ static void emit(const char *fmt, ...)
 	tr_len += n;
 	tr[tr_len++] = '\n';
 	tr[tr_len] = 0;
-	if (verbose)
-		printf("DT %lu | %s\n", cur_seed, line);
 }
 
 static uint64_t fnv1a(const char *s, size_t n)
@@ -269,8 +287,11 @@ static void count_type(int type)
 static bool is_pid_syscall(const struct audit_record *r)
 {
 	const char *s = audit_field(r, "syscall");
+	const char *arch = audit_field(r, "arch");
 	int nr = s ? atoi(s) : -1;
 
+	if (arch && strtoul(arch, NULL, 16) != AUDIT_ARCH_NATIVE)
+		return nr == COMPAT_GETPID || nr == COMPAT_GETPPID;
 	return nr == SYS_clone ||
 #ifdef SYS_fork
 	       nr == SYS_fork || nr == SYS_vfork ||
@@ -298,6 +319,9 @@ static void emit_record(const struct audit_record *r)
 	size_t n = 0;
 	int i;
 
+	if (AUDIT_ARCH_COMPAT && r->type == AUDIT_SYSCALL && audit_field(r, "arch") &&
+	    strtoul(audit_field(r, "arch"), NULL, 16) == AUDIT_ARCH_COMPAT)
+		compat_records++;
 	n += snprintf(line + n, sizeof(line) - n, "  %s ev=%d", type_name(r->type),
 		      idmap_get(&serials, (snprintf(v, sizeof(v), "%lu", r->serial), v)));
 	for (i = 0; i < r->nfields && n < sizeof(line) - 1; i++) {
@@ -457,6 +481,11 @@ static const struct named_nr sys_pool[] = {
 	{ SYS_bind, "bind" }, { SYS_pipe2, "pipe2" },
 	{ SYS_io_uring_enter, "io_uring_enter" }, { SYS_kill, "kill" },
 	{ SYS_mount, "mount" }, { SYS_reboot, "reboot" },
+};
+
+static const struct named_nr compat_pool[] = {
+	{ COMPAT_GETPID, "getpid" }, { COMPAT_GETPPID, "getppid" },
+	{ COMPAT_EXIT, "exit" },
 };
 
 static const struct named_nr uring_pool[] = {
@@ -659,13 +688,25 @@ static void gen_rule(struct gen_rule *g)
 					PICK(((int[]){ -2, -9, 0, 1 })));
 			break;
 		}
+		/*
+		 * Where the trace runs compat tasks, one rule in three with an
+		 * arch field names the compat ABI and its syscalls, whose
+		 * numbers mean other syscalls to the native ABI.
+		 */
 		if (chance(85)) {
 			bool ne = chance(10);
+			bool b32 = compat_ok && chance(35);
 
 			audit_rule_field(&g->r, AUDIT_ARCH,
 					 ne ? AUDIT_NOT_EQUAL : AUDIT_EQUAL,
-					 AUDIT_ARCH_NATIVE);
-			desc(g, " -F arch%sb64", ne ? "!=" : "=");
+					 b32 ? AUDIT_ARCH_COMPAT : AUDIT_ARCH_NATIVE);
+			desc(g, " -F arch%s%s", ne ? "!=" : "=", b32 ? "b32" : "b64");
+			if (b32 && !ne) {
+				gen_mask(g, 15, 2, compat_pool, NOPS(compat_pool));
+				for (n = rnd(3); n; n--)
+					gen_field(g, false);
+				break;
+			}
 		}
 		gen_mask(g, 15, 4, sys_pool, NOPS(sys_pool));
 		for (n = rnd(4); n; n--)
@@ -713,16 +754,19 @@ enum {
 	T_CRASH, T_PIPE, T_SOCKET, T_KILL, T_CONFIG, T_FAIL_REMOVE, T_AS_USER,
 	/* in the traced task itself, never as uid 1000 */
 	T_LOGIN, T_CONFIG_SELF, T_CAPSET_SELF, T_ANOM_SELF,
-	T_URING, T_NR
+	T_URING, T_NR,
+	/* where compat_ok: a 32-bit task */
+	T_COMPAT = T_NR, T_ALL
 };
 
-static const char *const t_names[T_NR] = {
+static const char *const t_names[T_ALL] = {
 	"getpid", "uname", "stat", "lstat", "open", "close", "write", "unlink",
 	"rename", "mkdir", "rmdir", "chmod", "fchmod", "lchown", "link",
 	"symlink", "readlink", "truncate", "setxattr", "access", "badptr",
 	"exec", "exec_nx", "seccomp", "anom_symlink", "anom_hardlink", "capset",
 	"crash", "pipe", "socket", "kill", "config", "fail_remove", "as_user",
 	"login", "config_self", "capset_self", "anom_self", "io_uring",
+	"compat",
 };
 
 /* what the daemon does to the rules while the task spins before a step */
@@ -767,6 +811,8 @@ static void gen_step(struct step *s, bool top)
 		s->t = T_FAIL_REMOVE;	/* one in 18 steps, not one in 39 */
 	else if (top && chance(10))	/* with T_NR's share: one in seven */
 		s->t = chance(60) ? T_LOGIN : T_CONFIG_SELF;
+	else if (top && compat_ok && chance(8))
+		s->t = T_COMPAT;
 	/* one step in seven: a quarter delete all, a quarter one, half add */
 	if (top && chance(15))
 		s->spin = PICK(((int[]){ SPIN_DELETE_ALL, SPIN_DELETE_ONE,
@@ -867,6 +913,24 @@ static int gc_exec(const struct step *s)
 	syscall(SYS_execve, s->t == T_EXEC ? "/bin/true" : ROOT "/nx/true",
 		argv, envp);
 	return 127;
+}
+
+static int gc_compat(const struct step *s)
+{
+	char *argv[] = { "compat_helper", NULL }, *envp[] = { NULL };
+
+	(void)s;
+	syscall(SYS_execve, COMPAT_HELPER, argv, envp);
+	return 127;
+}
+
+/* whether this kernel runs compat_helper: a 32-bit task that exits 0 */
+static bool compat_runs(void)
+{
+	struct step s = { .t = T_COMPAT };
+
+	return AUDIT_ARCH_COMPAT && !access(COMPAT_HELPER, X_OK) &&
+	       in_grandchild(gc_compat, &s) == 0;
 }
 
 static int gc_seccomp(const struct step *s)
@@ -1181,6 +1245,8 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 	case T_EXEC:
 	case T_EXEC_NX:
 		return in_grandchild(gc_exec, &s);
+	case T_COMPAT:
+		return in_grandchild(gc_compat, &s);
 	case T_SECCOMP:
 		return in_grandchild(gc_seccomp, &s);
 	case T_ANOM_SYMLINK:
@@ -1358,13 +1424,14 @@ enum {
 	COV_SPIN_ADD,		/* a rule added while it spun */
 	COV_DUMMY_AFTER,	/* a record in a syscall without rules, after the
 				 * task's earlier records or syscalls with rules */
+	COV_COMPAT,		/* a SYSCALL record of a compat task */
 	COV_NR
 };
 
 static const char *const cov_names[COV_NR] = {
 	"no-rules", "task-records>=2", "records-in-one-syscall>=2",
 	"spin-delete-all", "spin-delete-one", "spin-add",
-	"record-without-rules-after-state",
+	"record-without-rules-after-state", "compat-syscall-records",
 };
 
 static unsigned long cov_seeds, cov[COV_NR];
@@ -1467,6 +1534,8 @@ static void run_seed(unsigned long seed)
 	bool live[MAX_ALL_RULES], c[COV_NR] = {}, touched = false, bare;
 	struct step steps[MAX_STEPS];
 	int nrules, nsteps, i, m, ok = 0, go[2], st, task_records = 0;
+	unsigned long compat0 = compat_records;
+	unsigned long long hash;
 	long r;
 	char d[256];
 	pid_t pid;
@@ -1577,13 +1646,27 @@ static void run_seed(unsigned long seed)
 	for (i = 0; i < nrules; i++)
 		audit_rule_free(&rules[i].r);
 	c[COV_BARE] = bare;
+	c[COV_COMPAT] = compat_records > compat0;
+	hash = fnv1a(tr, tr_len);
 	cov_seeds++;
 	for (i = 0; i < COV_NR; i++)
 		cov[i] += c[i];
 
+	/*
+	 * The transcript is printed after the seed, not line by line while it
+	 * runs: console output costs guest instructions, and a trace that ran
+	 * interleaved with it would run otherwise than without -v.
+	 */
+	if (verbose) {
+		char *line, *save = NULL;
+
+		for (line = strtok_r(tr, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			printf("DT %lu | %s\n", seed, line);
+		tr_len = 0;
+	}
 	printf("DIFFTEST seed=%lu rules=%d/%d steps=%d records=%d hash=%016llx\n",
-	       seed, ok, nrules, nsteps, tr_records,
-	       (unsigned long long)fnv1a(tr, tr_len));
+	       seed, ok, nrules, nsteps, tr_records, hash);
 	fflush(stdout);
 }
 
@@ -1693,6 +1776,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "audit-difftest: setting up audit: %s\n", strerror(-ret));
 		return 1;
 	}
+	compat_ok = compat_runs();
+	printf("DIFFTEST-COMPAT %s\n", compat_ok ? "32-bit tasks run" : "no 32-bit tasks");
 	audit_drain(&nl, 20);
 	audit_records_clear(&nl);
 

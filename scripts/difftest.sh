@@ -93,6 +93,8 @@ nbad=$(echo $bad | wc -w)
 cov=$(grep -h '^DIFFTEST-COVERAGE' "$OUT/B-$B.out" | sed 's/^DIFFTEST-COVERAGE //' |
 	awk '/^rules/ { r = $0; next } /^seeds/ { c = $0; next }
 	     { t = t sep $1 "=" $2; sep = " " } END { print r "; records: " t "; " c }')
+compat=$(sed -n 's/^DIFFTEST-COMPAT //p' "$OUT/B-$B.out")
+[ -z "$compat" ] || cov="$cov; $compat"
 
 if [ "$nbad" = 0 ]; then
 	echo "$label: $SEEDS passed, 0 failed, 0 skipped"

@@ -129,7 +129,11 @@ for t in $tests; do
 	cp "$ST/$t" "$STAGE/kselftest/audit/"
 done
 # the programs the tests run (TEST_GEN_FILES)
-[ ! -f "$ST/compat_helper" ] || cp "$ST/compat_helper" "$STAGE/kselftest/audit/"
+# (compat_helper: the differential test runs it too)
+if [ -f "$ST/compat_helper" ]; then
+	cp "$ST/compat_helper" "$STAGE/kselftest/audit/"
+	cp "$ST/compat_helper" "$STAGE/difftest/"
+fi
 echo "$tests" > "$STAGE/kselftest/audit/list"
 echo "$BASE" > "$STAGE/etc/harness-base"
 

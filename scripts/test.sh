@@ -12,7 +12,9 @@
 # programs patches/BASE/base-xfail marks "crash" (the series fixes a BUG they
 # hit) run in a boot of their own, which must end in that crash; those it
 # marks "alone" (on a kernel that fails them they leave it in a state that
-# fails other programs) run in a boot of their own, with their TAP checked.
+# fails other programs) run in a boot of their own, with their TAP checked;
+# so do those it marks "warns" (they may make the base kernel WARN() in the
+# audit code, as the series fixes), where such a WARN() fails nothing.
 # Then the differential record test (scripts/difftest.sh, DIFF_SEEDS seeds,
 # default 200) compares the base and patched kernels; DIFFTEST=0 skips it.
 # On the bases in MUTANT_BASES (default: the primary base) it then builds
@@ -78,7 +80,7 @@ for b in $BASES; do
 	done
 	"$TOP/scripts/initramfs.sh" "$b" || { problems="$problems $b:initramfs"; continue; }
 	load_base "$b"
-	all=$(cat "$BDIR/initramfs/kselftest/audit/list")
+	all=$(cat "$BDIR/initramfs$ASUF/kselftest/audit/list")
 	vs=$VARIANTS
 	if [ "${PREFIXES:-0}" = 1 ]; then
 		n=$(series_patches | wc -l)
@@ -90,7 +92,7 @@ for b in $BASES; do
 	for v in $vs; do
 		# on the base kernel (and on prefixes of the series) the tests of
 		# what the series (or the rest of it) changes must fail
-		xfail= crash= alone= k=
+		xfail= crash= alone= warns= k=
 		case "$v" in base) k=0 ;; p[0-9]*) k=${v#p} ;; esac
 		if [ -n "$k" ] && [ -f "$PATCHDIR/base-xfail" ]; then
 			xfail=$BUILD/xfail-$b-$v$S
@@ -99,7 +101,8 @@ for b in $BASES; do
 				for (i = 2; i <= NF; i++) if ($i ~ /^fixed-by=/) n = substr($i, 10) + 0
 				if (n > k) print }' "$PATCHDIR/base-xfail" > "$xfail"
 			crash=$(awk '$2 == "crash" { print $1 }' "$xfail")
-			alone=$(awk '$2 == "alone" { print $1 }' "$xfail")
+			alone=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "alone" || $i == "warns") { print $1; break } }' "$xfail")
+			warns=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "warns") print $1 }' "$xfail")
 			[ -s "$xfail" ] || xfail=
 		fi
 		while IFS='|' read -r boot args progs; do
@@ -139,7 +142,10 @@ for b in $BASES; do
 			fi
 			label=$b/$v$S${boot:+ ($boot)}
 			log=$LOGS/$b-$v$S-selftests${boot:+-$boot}.log
-			LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" selftests $args \
+			# a program that "warns" may hit the audit code's WARN()s
+			allow=
+			case " $(echo $warns) " in *" ${boot#alone-} "*) allow=kernel/audit ;; esac
+			ALLOW_WARN=$allow LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" selftests $args \
 				${progs:+harness.tests=$(echo $progs | tr ' ' ',')}
 			rc=$?
 			if [ $rc = 3 ] || [ ! -f "$log" ]; then

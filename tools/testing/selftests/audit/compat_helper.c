@@ -17,7 +17,9 @@ static long sys1(long nr, long a)
 {
 	long ret;
 
-	asm volatile ("int $0x80" : "=a" (ret) : "a" (nr), "b" (a) : "memory");
+	/* the other argument registers are zero, for the records' a1-a3 */
+	asm volatile ("int $0x80" : "=a" (ret)
+		      : "a" (nr), "b" (a), "c" (0), "d" (0), "S" (0) : "memory");
 	return ret;
 }
 #elif defined(__arm__)
@@ -25,8 +27,13 @@ static long sys1(long nr, long a)
 {
 	register long r7 asm("r7") = nr;
 	register long r0 asm("r0") = a;
+	/* the other argument registers are zero, for the records' a1-a3 */
+	register long r1 asm("r1") = 0;
+	register long r2 asm("r2") = 0;
+	register long r3 asm("r3") = 0;
 
-	asm volatile ("svc #0" : "+r" (r0) : "r" (r7) : "memory");
+	asm volatile ("svc #0" : "+r" (r0) : "r" (r7), "r" (r1), "r" (r2), "r" (r3)
+		      : "memory");
 	return r0;
 }
 #else
