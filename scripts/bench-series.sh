@@ -4,13 +4,13 @@
 # a syscall, for its changelog. Builds the kernel after each patch from
 # patch FROM to patch TO (FROM=0 is the base; default: the whole series)
 # one after the other in one build directory, so that each build compiles
-# only what the patch changed, keeps each bzImage, and boots each kernel
+# only what the patch changed, keeps each kernel image, and boots each kernel
 # under instruction-counting TCG (-icount shift=0,sleep=off) once per
 # configuration, running the workloads. audit=0 runs on the first and the
 # last kernel only: the series leaves that path alone, which the two runs
 # show.
 #   CONFIGS="audit0 norules ten stig"   WORKLOADS="getpid getpid_tree stat rw"
-#   O2=1 / CONFIG=distro                as for bench.sh
+#   O2=1 / CONFIG=distro / ARCH=arm64   as for bench.sh
 #   QUICK=1                             fewer iterations (ITERS=, REPS=)
 # Output: one table per configuration, a row per kernel with the patch's
 # subject, guest instructions per operation (median of REPS) and the
@@ -55,8 +55,8 @@ if [ "${REPORT:-0}" != 1 ]; then
 		v=p$n
 		[ "$n" = 0 ] && v=base
 		KBUILD_OUT=$BDIR/series${SUFFIX:-} "$TOP/scripts/build-kernel.sh" "$BASE" "$v"
-		mkdir -p "$BDIR/series-p$n${SUFFIX:-}/arch/x86/boot"
-		cp "$BDIR/series${SUFFIX:-}/arch/x86/boot/bzImage" "$BDIR/series-p$n${SUFFIX:-}/arch/x86/boot/"
+		mkdir -p "$BDIR/series-p$n${SUFFIX:-}/$(dirname "$KIMAGE")"
+		cp "$BDIR/series${SUFFIX:-}/$KIMAGE" "$BDIR/series-p$n${SUFFIX:-}/$KIMAGE"
 	done
 	"$TOP/scripts/initramfs.sh" "$BASE"
 
@@ -89,8 +89,11 @@ for r in rows:
 cfgs = list(dict.fromkeys(r["config"] for r in rows))
 wls = list(dict.fromkeys(r["workload"] for r in rows))
 kernels = sorted({r["kernel"] for r in rows}, key=int)
-level = {"": "-Os (tinyconfig)", "-o2": "-O2", "-distro": "Debian's configuration"}[sys.argv[3]]
-print(f"Guest instructions per operation, median of the repetitions, kernels built at {level}.")
+suffix = sys.argv[3]
+arch = "arm64" if suffix.endswith("-arm64") else "x86_64"
+suffix = suffix[:-len("-arm64")] if arch == "arm64" else suffix
+level = {"": "-Os (tinyconfig)", "-o2": "-O2", "-distro": "Debian's configuration"}[suffix]
+print(f"Guest instructions per operation, median of the repetitions, {arch} kernels built at {level}.")
 print("Each row is the kernel with the series up to and including that patch; +/- is the")
 print("change from the row above.")
 for c in cfgs:

@@ -40,7 +40,7 @@ static long sys1(long nr, long a)
 #error "compat_helper is built for i386 or 32-bit Arm"
 #endif
 
-void __attribute__((noreturn)) _start(void)
+void _start(void)
 {
 	long pid = sys1(NR_GETPID, 0);
 	long ppid = sys1(NR_GETPPID, 0);

@@ -44,7 +44,8 @@ static char helper[PATH_MAX];
 /* the child: become compat_helper */
 static int run_helper(void *arg)
 {
-	char *argv[] = { "compat_helper", NULL }, *envp[] = { NULL };
+	char *const argv[] = { "compat_helper", NULL };
+	char *const envp[] = { NULL };
 
 	(void)arg;
 	execve(helper, argv, envp);
