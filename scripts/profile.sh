@@ -8,6 +8,7 @@
 #   VARIANTS="base patched"  the kernels (any build-kernel variant)
 #   N=20000             iterations
 #   ANNOTATE=8          annotated listings of the hottest kernel functions
+#   ARCH=arm64          the arm64 kernels (build/BASE/VARIANT-arm64)
 #   O2=1                kernels built at -O2 as distributions build them
 #                       (Kconfig/o2.config, build/BASE/VARIANT-o2); the
 #                       default tinyconfig kernels are built at -Os
@@ -29,7 +30,7 @@ RULES=${RULES:-norules}
 VARIANTS=${VARIANTS:-base patched}
 N=${N:-20000}
 ANNOTATE=${ANNOTATE:-8}
-need objdump nm gcc awk sort
+need "${CROSS}objdump" "${CROSS}nm" gcc awk sort
 bench_opt_level
 args=$(bench_cfg_args "$RULES")
 # functions of RCU callback processing and of page and slab freeing
@@ -45,8 +46,8 @@ OUT=$BUILD/profile
 mkdir -p "$OUT"
 so=$OUT/libqemu-profile.so
 gcc -shared -fPIC -O2 -Wall -o "$so" "$TOP/bench/qemu-profile.c"
-bench=$BDIR/bench/audit-bench
-addr() { nm "$bench" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
+bench=$BDIR/bench$ASUF/audit-bench
+addr() { "${CROSS}nm" "$bench" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
 start=$(addr profile_start) stop=$(addr profile_stop)
 [ -n "$start" ] && [ -n "$stop" ] || die "$bench has no profile_start/profile_stop"
 report=$OUT/$BASE${SUFFIX:-}-$RULES-$WORKLOAD.txt
@@ -128,7 +129,7 @@ if [ "$ANNOTATE" -gt 0 ]; then
 			{
 				echo
 				echo "== $BASE/$v $f: $x instructions/op"
-				objdump -d --no-show-raw-insn --start-address=0x$start --stop-address=0x$end "$k/vmlinux" |
+				"${CROSS}objdump" -d --no-show-raw-insn --start-address=0x$start --stop-address=0x$end "$k/vmlinux" |
 				awk -v it="$iters" '
 					FNR == NR { c[$1] = $2; next }
 					/^ *ffffffff[0-9a-f]*:/ {
