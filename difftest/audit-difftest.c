@@ -1658,12 +1658,14 @@ static void run_seed(unsigned long seed)
 	 * interleaved with it would run otherwise than without -v.
 	 */
 	if (verbose) {
-		char *line, *save = NULL;
+		char *line = tr, *nl;
 
-		for (line = strtok_r(tr, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save))
+		for (; line < tr + tr_len; line = nl + 1) {
+			nl = strchr(line, '\n');
+			*nl = '\0';
 			printf("DT %lu | %s\n", seed, line);
-		tr_len = 0;
+			*nl = '\n';
+		}
 	}
 	printf("DIFFTEST seed=%lu rules=%d/%d steps=%d records=%d hash=%016llx\n",
 	       seed, ok, nrules, nsteps, tr_records, hash);

@@ -93,7 +93,11 @@ nbad=$(echo $bad | wc -w)
 cov=$(grep -h '^DIFFTEST-COVERAGE' "$OUT/B-$B.out" | sed 's/^DIFFTEST-COVERAGE //' |
 	awk '/^rules/ { r = $0; next } /^seeds/ { c = $0; next }
 	     { t = t sep $1 "=" $2; sep = " " } END { print r "; records: " t "; " c }')
+# whether the kernel runs 32-bit tasks decides which seeds are generated
 compat=$(sed -n 's/^DIFFTEST-COMPAT //p' "$OUT/B-$B.out")
+compat_a=$(sed -n 's/^DIFFTEST-COMPAT //p' "$OUT/A-$A.out")
+[ "$compat" = "$compat_a" ] ||
+	fail "the two kernels ran different traces: $A: ${compat_a:-?}; $B: ${compat:-?} (DIFFTEST-COMPAT)"
 [ -z "$compat" ] || cov="$cov; $compat"
 
 if [ "$nbad" = 0 ]; then

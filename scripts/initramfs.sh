@@ -86,7 +86,8 @@ nr_names() { sed -n 's/^#define __NR_\([a-z0-9_]*\).*/\1/p' "$@" | sort -u; }
 if [ -f "$HDR/include/asm/unistd_64.h" ]; then
 	nr_names "$HDR/include/asm/unistd_64.h" > "$BDIR/syscalls$ASUF.b64"
 else
-	nr_names "$HDR/include/asm/unistd.h" > "$BDIR/syscalls$ASUF.b64"
+	# older arm64 headers take the generic table whole
+	nr_names "$HDR/include/asm/unistd.h" "$HDR/include/asm-generic/unistd.h" > "$BDIR/syscalls$ASUF.b64"
 fi
 case "$ARCH" in
 x86_64) nr_names "$HDR/include/asm/unistd_32.h" ;;

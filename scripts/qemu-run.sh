@@ -55,18 +55,17 @@ tr -d '\r' < "$LOG" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' > "$LOG.tmp"
 
 # ALLOW_WARN=text: a WARN() whose "WARNING: " line has text in it (the
 # base kernel's known WARN()s that the series fixes, patches/BASE/base-xfail
-# "warns") does not fail the run: its report, from "cut here" to "end
-# trace", is left out of the check
+# "warns") does not fail the run: its "WARNING: " line and the "Call
+# Trace:" line of its report are left out of the check, nothing else
 checked=$LOG
 if [ -n "${ALLOW_WARN:-}" ]; then
 	checked=$LOG.checked
 	awk -v allow="$ALLOW_WARN" '
-		function flush() { if (n && !ok) for (i = 1; i <= n; i++) print b[i]; n = 0; ok = 0 }
-		/------------\[ cut here \]------------/ { flush(); inblk = 1 }
-		inblk { b[++n] = $0; if ($0 ~ /WARNING: / && index($0, allow)) ok = 1
-			if ($0 ~ /---\[ end trace/) { flush(); inblk = 0 }; next }
-		{ print }
-		END { flush() }' "$LOG" > "$checked"
+		/------------\[ cut here \]------------/ { allowed = 0 }
+		/WARNING: / && index($0, allow) { allowed = 1; next }
+		allowed && /Call Trace:/ { next }
+		/---\[ end trace/ { allowed = 0 }
+		{ print }' "$LOG" > "$checked"
 fi
 splat="Kernel panic|BUG: |Oops|WARNING: |UBSAN:|KASAN|KFENCE|possible circular locking|inconsistent lock state|suspicious RCU usage|sleeping function called from invalid context|list_(add|del) corruption|general protection fault|Call Trace:"
 fail=
@@ -75,7 +74,9 @@ if [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	fail="guest timed out after ${TIMEOUT}s"
 elif grep -aqE "$splat" "$checked"; then
 	fail="kernel reported a problem: $(grep -aE -m1 "$splat" "$checked")"
-elif [ -z "$end" ]; then
+fi
+[ "$checked" = "$LOG" ] || rm -f "$checked"
+if [ -z "$fail" ] && [ -z "$end" ]; then
 	fail="guest ended (qemu rc=$qrc) without reporting the end of '$RUN'"
 fi
 if [ -n "$fail" ]; then

@@ -10,7 +10,9 @@
 set -u
 log=$1 label=$2 xfile=${3:-}
 xfail=
-[ -n "$xfile" ] && [ -f "$xfile" ] && xfail=$(awk '!/^#/ && $2 != "crash" { print $1 }' "$xfile" | tr '\n' ' ')
+[ -n "$xfile" ] && [ -f "$xfile" ] && xfail=$(awk '!/^#/ && NF {
+	for (i = 2; i <= NF; i++) if ($i == "crash" || $i == "warns") next
+	print $1 }' "$xfile" | tr '\n' ' ')
 awk -v label="$label" -v xfail=" $xfail " '
 	function expected(name) {
 		return index(xfail, " " prog " ") || index(xfail, " " prog ":" name " ")

@@ -6,18 +6,22 @@
  * the compat ABI (i386 beside x86_64, AArch32 beside arm64) mean other
  * syscalls than the native ones. Only the rule's arch field tells them
  * apart. compat_helper, a 32-bit program, calls getpid (20) and getppid
- * (64), which are numbered alike in both compat ABIs. The tests check:
- *  - an arch=b32 rule on 20 records the compat getpid: a SYSCALL record
- *    with the compat arch, syscall=20, the rule's key;
- *  - an arch=b64 rule on 20 records nothing of the compat task;
+ * (64), which are numbered alike in both compat ABIs, and exits (1). The
+ * tests check:
  *  - an arch=b32 rule on the native getpid's number records nothing of a
- *    native getpid (both rules' numbers are in the set of syscalls that
- *    rules name, which must not let one ABI's rule match the other's);
+ *    native getpid: it puts that number in the set of syscalls that rules
+ *    name, and the walk must then reject it by its arch field (this one
+ *    needs no 32-bit task);
+ *  - an arch=b32 rule on 20 records the compat getpid: a SYSCALL record
+ *    with the compat arch, syscall=20, a0-a3 as passed, the rule's key;
+ *  - an arch=b32 rule on exit records the compat exit, which never
+ *    returns: logged when the task is freed, without success= or exit=;
+ *  - an arch=b64 rule on 20 records nothing of the compat task;
  *  - a rule without an arch field on 20 records the syscall numbered 20
  *    of both ABIs, each with its own arch.
  * They skip where there is no 32-bit helper (it needs a compiler for the
- * compat ABI: $(CC) -m32 on x86_64, CROSS_COMPILE_COMPAT on arm64) or the
- * kernel or CPU does not run 32-bit tasks.
+ * compat ABI: gcc -m32 for x86_64, CROSS_COMPILE_COMPAT for arm64) or the
+ * kernel does not run 32-bit tasks (exec fails with ENOEXEC).
  */
 
 #define _GNU_SOURCE
@@ -35,9 +39,17 @@
 #define AUDIT_ARCH_COMPAT	0
 #endif
 
+#define COMPAT_EXIT	1
 #define COMPAT_GETPID	20
 #define COMPAT_GETPPID	64
+#define EXEC_NOEXEC	126	/* the kernel does not run 32-bit tasks */
 #define EXEC_FAILED	127
+
+#ifdef __x86_64__
+#define COMPAT_HOWTO	"gcc -m32"
+#else
+#define COMPAT_HOWTO	"CROSS_COMPILE_COMPAT=arm-linux-gnueabihf-"
+#endif
 
 static char helper[PATH_MAX];
 
@@ -49,10 +61,13 @@ static int run_helper(void *arg)
 
 	(void)arg;
 	execve(helper, argv, envp);
-	return EXEC_FAILED;
+	return errno == ENOEXEC ? EXEC_NOEXEC : EXEC_FAILED;
 }
 
-/* the native syscall numbered like the compat getpid */
+/*
+ * The native syscall numbered like the compat getpid: writev(-1, NULL, 0)
+ * on x86_64, epoll_create1(-1) on arm64; both fail and change nothing.
+ */
 static int native_nr20(void *arg)
 {
 	(void)arg;
@@ -64,6 +79,7 @@ static int native_getpid(void *arg)
 {
 	(void)arg;
 	syscall(SYS_getpid);
+	syscall(SYS_getppid);
 	return 0;
 }
 
@@ -88,9 +104,26 @@ static int helper_status(void)
 	return WEXITSTATUS(status);
 }
 
+/* rules for the compat ABI, and native tasks */
+FIXTURE(compat_rules) {
+	struct audit_nl nl;
+};
+
+FIXTURE_SETUP(compat_rules)
+{
+	if (!AUDIT_ARCH_COMPAT)
+		SKIP(_exit(AUDIT_SKIP_STATUS), "no compat ABI known for this architecture");
+	audit_fixture_setup(_metadata, &self->nl);
+}
+
+FIXTURE_TEARDOWN(compat_rules)
+{
+	audit_fixture_teardown(_metadata, &self->nl);
+}
+
+/* rules for either ABI, and a 32-bit task */
 FIXTURE(compat) {
 	struct audit_nl nl;
-	bool ready;
 };
 
 FIXTURE_SETUP(compat)
@@ -102,14 +135,14 @@ FIXTURE_SETUP(compat)
 	st = helper_status();
 	if (st == -1)
 		SKIP(_exit(AUDIT_SKIP_STATUS),
-		     "no compat_helper (build it with a compat compiler: CROSS_COMPILE_COMPAT)");
-	if (st == EXEC_FAILED)
+		     "no compat_helper (it is built with " COMPAT_HOWTO ")");
+	if (st == EXEC_NOEXEC)
 		SKIP(_exit(AUDIT_SKIP_STATUS), "this kernel or CPU does not run 32-bit tasks");
 	ASSERT_EQ(0, st) {
-		TH_LOG("compat_helper exited with %d", st);
+		TH_LOG("compat_helper exited with %d (%d: it could not be executed)",
+		       st, EXEC_FAILED);
 	}
 	audit_fixture_setup(_metadata, &self->nl);
-	self->ready = true;
 }
 
 FIXTURE_TEARDOWN(compat)
@@ -117,7 +150,7 @@ FIXTURE_TEARDOWN(compat)
 	audit_fixture_teardown(_metadata, &self->nl);
 }
 
-/* an exit rule on syscall @nr of @arch (0: no arch field) for @pid */
+/* an exit rule on syscall @nr of @arch (0: no arch field) with @key */
 static struct audit_rule rule(__u32 arch, int nr, const char *key)
 {
 	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
@@ -168,6 +201,29 @@ static bool is_arch(const struct audit_record *r, __u32 arch)
 	return audit_field_is(r, "arch", want);
 }
 
+TEST_F(compat_rules, b32_rule_ignores_native_syscall)
+{
+	struct audit_rule r = rule(AUDIT_ARCH_COMPAT, SYS_getpid, "c32native");
+	struct audit_rule ctl = rule(AUDIT_ARCH_NATIVE, SYS_getppid, "native");
+	const struct audit_record *rec = NULL;
+	pid_t pid;
+
+	/* the control is on another syscall: only the b32 rule names getpid */
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
+	pid = run(_metadata, &self->nl, native_getpid);
+	EXPECT_EQ(0, count(&self->nl, pid, "c32native", &rec)) {
+		TH_LOG("%s", rec->text);
+	}
+	ASSERT_EQ(1, count(&self->nl, pid, "native", &rec)) {
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_NATIVE) &&
+		    audit_field_is_num(rec, "syscall", SYS_getppid)) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
 TEST_F(compat, b32_rule_records_compat_syscall)
 {
 	struct audit_rule r = rule(AUDIT_ARCH_COMPAT, COMPAT_GETPID, "c32");
@@ -185,7 +241,28 @@ TEST_F(compat, b32_rule_records_compat_syscall)
 	EXPECT_TRUE(audit_field_is_num(rec, "syscall", COMPAT_GETPID) &&
 		    audit_field_is(rec, "success", "yes") &&
 		    audit_field_is_num(rec, "exit", pid) &&
+		    audit_field_is(rec, "a0", "0") && audit_field_is(rec, "a1", "0") &&
+		    audit_field_is(rec, "a2", "0") && audit_field_is(rec, "a3", "0") &&
 		    audit_field_is(rec, "comm", "compat_helper")) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
+TEST_F(compat, b32_exit_recorded_when_task_is_freed)
+{
+	struct audit_rule r = rule(AUDIT_ARCH_COMPAT, COMPAT_EXIT, "c32exit");
+	const struct audit_record *rec = NULL;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	pid = run(_metadata, &self->nl, run_helper);
+	ASSERT_EQ(1, count(&self->nl, pid, "c32exit", &rec)) {
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_COMPAT) &&
+		    audit_field_is_num(rec, "syscall", COMPAT_EXIT) &&
+		    audit_field_is(rec, "a0", "0") &&
+		    !audit_field(rec, "success") && !audit_field(rec, "exit")) {
 		TH_LOG("%s", rec->text);
 	}
 }
@@ -209,28 +286,6 @@ TEST_F(compat, b64_rule_ignores_compat_syscall)
 	}
 	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_COMPAT) &&
 		    audit_field_is_num(rec, "syscall", COMPAT_GETPPID)) {
-		TH_LOG("%s", rec->text);
-	}
-}
-
-TEST_F(compat, b32_rule_ignores_native_syscall)
-{
-	struct audit_rule r = rule(AUDIT_ARCH_COMPAT, SYS_getpid, "c32native");
-	struct audit_rule ctl = rule(AUDIT_ARCH_NATIVE, SYS_getpid, "native");
-	const struct audit_record *rec = NULL;
-	pid_t pid;
-
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
-	pid = run(_metadata, &self->nl, native_getpid);
-	EXPECT_EQ(0, count(&self->nl, pid, "c32native", &rec)) {
-		TH_LOG("%s", rec->text);
-	}
-	ASSERT_EQ(1, count(&self->nl, pid, "native", &rec)) {
-		audit_dump(&self->nl);
-	}
-	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_NATIVE) &&
-		    audit_field_is_num(rec, "syscall", SYS_getpid)) {
 		TH_LOG("%s", rec->text);
 	}
 }
