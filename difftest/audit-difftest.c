@@ -126,17 +126,11 @@
 #endif
 
 /*
- * The compat ABI, whose tasks the trace runs where the kernel lets it
- * (compat_ok): compat_helper, a 32-bit program (the selftests' own) that
- * calls getpid and getppid and exits, numbered alike in both ABIs.
+ * The compat ABI (AUDIT_ARCH_COMPAT), whose tasks the trace runs where the
+ * kernel lets it (compat_ok): compat_helper, a 32-bit program (the
+ * selftests' own) that calls getpid and getppid and exits, numbered alike
+ * in both ABIs.
  */
-#if defined(__x86_64__) && !defined(__ILP32__)
-#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_I386
-#elif defined(__aarch64__) && !defined(__AARCH64EB__)
-#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_ARM
-#else
-#define AUDIT_ARCH_COMPAT	0
-#endif
 #define COMPAT_HELPER		"/difftest/compat_helper"
 #define COMPAT_EXIT		1
 #define COMPAT_GETPID		20

@@ -76,6 +76,19 @@
 #define AUDIT_ARCH_NATIVE	0
 #endif
 
+/*
+ * The AUDIT_ARCH_* of the compat ABI that this architecture's kernel can
+ * run beside the native one (i386 beside x86_64, 32-bit Arm beside arm64);
+ * 0 where this file does not know one.
+ */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_I386
+#elif defined(__aarch64__) && !defined(__AARCH64EB__)
+#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_ARM
+#else
+#define AUDIT_ARCH_COMPAT	0
+#endif
+
 #define AUDIT_MAX_RECORDS	4096
 #define AUDIT_MAX_TRACKED	64
 #define AUDIT_WAIT_MS		3000

@@ -31,14 +31,6 @@
 #include "../kselftest_harness.h"
 #include "audit_common.h"
 
-#if defined(__x86_64__) && !defined(__ILP32__)
-#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_I386
-#elif defined(__aarch64__) && !defined(__AARCH64EB__)
-#define AUDIT_ARCH_COMPAT	AUDIT_ARCH_ARM
-#else
-#define AUDIT_ARCH_COMPAT	0
-#endif
-
 #define COMPAT_EXIT	1
 #define COMPAT_GETPID	20
 #define COMPAT_GETPPID	64
