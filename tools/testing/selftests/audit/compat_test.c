@@ -18,7 +18,13 @@
  *    returns: logged when the task is freed, without success= or exit=;
  *  - an arch=b64 rule on 20 records nothing of the compat task;
  *  - a rule without an arch field on 20 records the syscall numbered 20
- *    of both ABIs, each with its own arch.
+ *    of both ABIs, each with its own arch;
+ *  - an arch=b32 rule whose mask holds the native kill(), as a watch
+ *    whose file is created (which replaces the rule by a copy) and then
+ *    deleted, leaves signal targets logged: the kernel counts the rules
+ *    that can log them (audit_signals) by their arch field when a rule
+ *    is added and when it goes, and the copy must have it too (this one
+ *    needs no 32-bit task either).
  * They skip where there is no 32-bit helper (it needs a compiler for the
  * compat ABI: gcc -m32 for x86_64, CROSS_COMPILE_COMPAT for arm64) or the
  * kernel does not run 32-bit tasks (exec fails with ENOEXEC).
@@ -27,6 +33,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <libgen.h>
+#include <sys/stat.h>
 
 #include "../kselftest_harness.h"
 #include "audit_common.h"
@@ -213,6 +220,56 @@ TEST_F(compat_rules, b32_rule_ignores_native_syscall)
 	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_NATIVE) &&
 		    audit_field_is_num(rec, "syscall", SYS_getppid)) {
 		TH_LOG("%s", rec->text);
+	}
+}
+
+static int child_kill_self(void *arg)
+{
+	(void)arg;
+	return syscall(SYS_kill, getpid(), 0) ? 1 : 0;
+}
+
+TEST_F(compat_rules, updated_watch_rule_uncounted_as_counted)
+{
+	char dir[] = "/tmp/audit-compat-XXXXXX", path[64];
+	struct audit_rule w = rule(AUDIT_ARCH_COMPAT, SYS_kill, "c32watch");
+	const struct audit_record *sys, *obj;
+	struct audit_child c;
+	struct audit_rule k;
+	int fd, status;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/f", dir);
+	audit_rule_str(&w, AUDIT_WATCH, AUDIT_EQUAL, path);
+	ASSERT_EQ(0, audit_add(&self->nl, &w));
+	/* the watched file appears: the kernel replaces the rule by a copy */
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, audit_del(&self->nl, -1));
+	self->nl.ntracked--;
+	unlink(path);
+	rmdir(dir);
+
+	/* a rule on the child's kill(): its target is logged with it */
+	ASSERT_EQ(0, audit_child_start(&c, child_kill_self, NULL));
+	k = audit_exit_rule(AUDIT_ALWAYS, SYS_kill, c.pid, "c64kill");
+	ASSERT_EQ(0, audit_add(&self->nl, &k));
+	audit_records_clear(&self->nl);
+	status = audit_child_finish(&c);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_LE(0, audit_sync(&self->nl));
+	sys = audit_syscall_record(&self->nl, SYS_kill, c.pid, "c64kill");
+	ASSERT_NE(NULL, sys) {
+		audit_dump(&self->nl);
+	}
+	obj = audit_event_record(&self->nl, sys->serial, AUDIT_OBJ_PID, 0);
+	ASSERT_NE(NULL, obj) {
+		TH_LOG("no OBJ_PID with the kill(): signal targets are no longer logged");
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(audit_field_is_num(obj, "opid", c.pid)) {
+		TH_LOG("%s", obj->text);
 	}
 }
 
