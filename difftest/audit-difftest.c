@@ -11,10 +11,11 @@
  * on any kernel that emits the same records. scripts/difftest.sh runs the
  * same seeds on two kernels and compares.
  *
- *   audit-difftest [-s FIRST] [-n COUNT] [-l SEED,SEED,...] [-v]
+ *   audit-difftest [-s FIRST] [-n COUNT] [-l SEED,SEED,...] [-p SEED] [-v]
  *
  * Prints "DIFFTEST seed=S rules=A/B steps=N records=R hash=H" per seed, and
- * with -v the whole transcript ("DT S | line"). Ends with a coverage line
+ * with -v (or -p for seed S alone) the whole transcript ("DT S | line"),
+ * printed after the seed. Ends with a coverage line
  * per record type. Exit status 0 unless the harness itself failed.
  *
  * The trace includes calls that make other kernel code emit records in the
@@ -177,6 +178,7 @@ static char *tr;
 static size_t tr_len, tr_cap;
 static int tr_records;
 static bool verbose;
+static unsigned long print_seed;	/* -p: print this seed's transcript */
 static unsigned long cur_seed;
 
 static void emit(const char *fmt, ...)
@@ -1660,7 +1662,7 @@ static void run_seed(unsigned long seed)
 	 * runs: console output costs guest instructions, and a trace that ran
 	 * interleaved with it would run otherwise than without -v.
 	 */
-	if (verbose) {
+	if (verbose || seed == print_seed) {
 		char *line = tr, *nl;
 
 		for (; line < tr + tr_len; line = nl + 1) {
@@ -1739,7 +1741,7 @@ int main(int argc, char **argv)
 		dargv[argc++] = args;
 	dargv[argc] = NULL;
 	argv = dargv;
-	while ((c = getopt(argc, argv, "s:n:l:v")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:l:p:v")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoul(optarg, NULL, 0);
@@ -1753,8 +1755,11 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case 'p':
+			print_seed = strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-s first] [-n count] [-l s,s,...] [-v]\n",
+			fprintf(stderr, "usage: %s [-s first] [-n count] [-l s,s,...] [-p seed] [-v]\n",
 				argv[0]);
 			return 2;
 		}

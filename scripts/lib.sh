@@ -135,10 +135,10 @@ elif [ -n "${SUFFIX:-}" ]; then
 	SUFFIX=${SUFFIX%-arm64}
 	export SUFFIX
 fi
-# arm64 runs 32-bit tasks (x86_64's test kernels do not): there two more
+# arm64 runs 32-bit tasks (x86_64's test kernels do not): there three more
 # mistakes, each only compat_test reaches
 if [ "$ARCH" = arm64 ]; then
-	SELFTEST_MUTANTS_DEFAULT="$SELFTEST_MUTANTS_DEFAULT arch-field-ignored:compat_test exit-set-native-arch-only:compat_test"
+	SELFTEST_MUTANTS_DEFAULT="$SELFTEST_MUTANTS_DEFAULT arch-field-ignored:compat_test exit-set-native-arch-only:compat_test dupe-rule-without-arch:compat_test"
 fi
 
 # kernel build settings shared by build and check
