@@ -27,7 +27,7 @@
 # the fixed-by=N marks of patches/BASE/base-xfail: a tree that cannot be
 # bisected fails here.
 # ARCH=arm64 does it on arm64 kernels (cross-built, booted with
-# qemu-system-aarch64 -M virt under TCG; see lib.sh), with two more
+# qemu-system-aarch64 -M virt under TCG; see lib.sh), with three more
 # selftest mutants that only compat_test reaches (lib.sh). The selftest
 # mutants need only the patched kernel, so they also run where the base
 # kernel or the differential test is left out.

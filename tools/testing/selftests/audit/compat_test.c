@@ -224,6 +224,16 @@ TEST_F(compat_rules, b32_rule_ignores_native_syscall)
 	}
 }
 
+/* delete the rule added last; it is no longer tracked when that works */
+static int del_last(struct audit_nl *nl)
+{
+	int ret = audit_del(nl, -1);
+
+	if (!ret)
+		nl->ntracked--;
+	return ret;
+}
+
 /*
  * Whether the kernel has a class of compat signal syscalls: a rule that
  * names the class (its bit at the top of the mask) is listed back with
@@ -243,12 +253,12 @@ static bool has_compat_signal_class(struct __test_metadata *_metadata,
 	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, "c32class");
 	EXPECT_EQ(0, audit_add(nl, &r));
 	n = audit_list_rules(nl, listed, 4);
+	EXPECT_LE(0, n);
 	for (i = 0; i < n && i < 4; i++) {
 		has |= !!(listed[i].d->mask[AUDIT_WORD(37)] & AUDIT_BIT(37));
 		free(listed[i].d);
 	}
-	EXPECT_EQ(0, audit_del(nl, -1));
-	nl->ntracked--;
+	EXPECT_EQ(0, del_last(nl));
 	return has;
 }
 
@@ -286,8 +296,7 @@ static bool signal_targets_logged(struct __test_metadata *_metadata,
 	EXPECT_NE(NULL, sys) {
 		audit_dump(nl);
 	}
-	EXPECT_EQ(0, audit_del(nl, -1));
-	nl->ntracked--;
+	EXPECT_EQ(0, del_last(nl));
 	return sys && audit_event_record(nl, sys->serial, AUDIT_OBJ_PID, 0);
 }
 
@@ -317,8 +326,7 @@ TEST_F(compat_rules, copied_watch_rule_uncounted_by_its_arch)
 	fd = open(path, O_CREAT | O_WRONLY, 0600);
 	if (fd >= 0)
 		close(fd);
-	ret = audit_del(&self->nl, -1);
-	self->nl.ntracked--;
+	ret = del_last(&self->nl);
 	unlink(path);
 	rmdir(dir);
 	ASSERT_LE(0, fd);
