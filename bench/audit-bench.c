@@ -16,13 +16,19 @@
  * of the "ten" and "match" sets: the task's context then keeps a block for
  * tree references), stat,
  * openclose, rw (512 B /dev/zero -> /dev/null),
- * exec (fork + execve of true + wait), uring_nop (one NOP per enter),
+ * exec (fork + execve of true + wait), execargs (fork + execve of this
+ * program with ten arguments, one long and one that needs hex encoding,
+ * + wait; "match" records the execve), execpar2 and execpar8 (2 or 8
+ * tasks doing execargs at once, cost per exec), openwatch (open + close
+ * of a file that a path= rule of "match" watches), uring_nop (one NOP per enter),
  * uring_nop32 (32 per enter, cost per request), uring_openat (OPENAT +
  * CLOSE of a tmpfs file, audited opcodes), sqpoll_nop32 (32 NOPs through
  * an SQPOLL ring, cost per request).
  *
  * Prints one line per workload and repetition:
  *   BENCH <workload> rep=<r> iters=<n> ns_per_op=<x.y>
+ * and with -d, from the kernel's audit status before and after:
+ *   AUDITSTAT <workload> rep=<r> lost=<records lost> backlog_wait_time_actual=<ms>
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +49,7 @@
 static long iters = 20000;
 static char buf[512];
 static int zero_fd = -1, null_fd = -1;
+static int reader_started;	/* -d */
 static struct io_uring ring, sqpoll_ring;
 
 static void die(const char *what, int err)
@@ -88,6 +95,85 @@ static void w_rw(void)
 	if (read(zero_fd, buf, sizeof(buf)) != sizeof(buf) ||
 	    write(null_fd, buf, sizeof(buf)) != sizeof(buf))
 		exit(3);
+}
+
+/*
+ * execargs: fork + execve of this program with an argument list like a
+ * build's (several options and paths, one that needs hex encoding in the
+ * EXECVE record, one long one), which exits at once (main(): "-x").
+ * With the "match" rule set the execve is recorded: SYSCALL, EXECVE, CWD,
+ * PATH, PROCTITLE, EOE.
+ */
+static const char long_pfx[] = "--include-dir=/usr/src/with\ttab/";
+static char long_arg[600];
+static char *exec_argv[] = {
+	"audit-bench", "-x", "-O2", "-Wall", "-c", "-o", "/tmp/obj/main.o",
+	"-DNAME=\"audit bench\"", "src/main.c", long_arg, NULL
+};
+
+static void exec_self(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		execv("/bench/audit-bench", exec_argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		die("execargs", pid < 0 ? errno : ECHILD);
+}
+
+static void w_execargs(void)
+{
+	exec_self();
+}
+
+/*
+ * execpar2, execpar8: 2 or 8 tasks doing execargs PAR_EXECS times each at
+ * once, the throughput of a build server; the cost is per exec of all.
+ */
+#define PAR_EXECS 4
+
+static void exec_par(int tasks)
+{
+	pid_t pid;
+	int t, i, st;
+
+	for (t = 0; t < tasks; t++) {
+		pid = fork();
+		if (pid < 0)
+			die("fork", errno);
+		if (!pid) {
+			for (i = 0; i < PAR_EXECS; i++)
+				exec_self();
+			_exit(0);
+		}
+	}
+	for (t = 0; t < tasks; t++)
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			die("execpar", ECHILD);
+}
+
+static void w_execpar2(void)
+{
+	exec_par(2);
+}
+
+static void w_execpar8(void)
+{
+	exec_par(8);
+}
+
+/* openwatch: open + close of a file that a path= rule of "match" watches */
+static void w_openwatch(void)
+{
+	int fd = open("/tmp/bench-watched", O_RDONLY);
+
+	if (fd < 0)
+		die("/tmp/bench-watched", errno);
+	close(fd);
 }
 
 static void w_exec(void)
@@ -251,6 +337,7 @@ static void start_audit_reader(void)
 			die("audit reader", EPROTO);
 		close(ready[0]);
 		printf("READER pid=%d registered as the audit daemon\n", pid);
+		reader_started = 1;
 		return;
 	}
 	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
@@ -270,6 +357,33 @@ static void start_audit_reader(void)
 			_exit(0);
 }
 
+/* the kernel's audit status (AUDIT_GET), for lost records and backlog waits */
+static void audit_status_get(struct audit_status *st)
+{
+	struct nlmsghdr req = {
+		.nlmsg_len = sizeof(req),
+		.nlmsg_type = AUDIT_GET,
+		.nlmsg_flags = NLM_F_REQUEST,
+	};
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr h;
+		struct audit_status s;
+	} rep;
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
+	ssize_t n;
+
+	if (fd < 0 || sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
+			     sizeof(sa)) < 0)
+		die("AUDIT_GET", errno);
+	memset(&rep, 0, sizeof(rep));
+	n = recv(fd, &rep, sizeof(rep), 0);
+	if (n < (ssize_t)sizeof(rep.h) || rep.h.nlmsg_type != AUDIT_GET)
+		die("AUDIT_GET reply", EPROTO);
+	*st = rep.s;
+	close(fd);
+}
+
 static const struct workload {
 	const char *name;
 	void (*fn)(void);
@@ -284,6 +398,10 @@ static const struct workload {
 	{ "openclose", w_openclose, 4, 1 },
 	{ "rw", w_rw, 2, 1 },
 	{ "exec", w_exec, 200, 1 },
+	{ "execargs", w_execargs, 200, 1 },
+	{ "execpar2", w_execpar2, 200 * 2 * PAR_EXECS, 2 * PAR_EXECS },
+	{ "execpar8", w_execpar8, 200 * 8 * PAR_EXECS, 8 * PAR_EXECS },
+	{ "openwatch", w_openwatch, 4, 1 },
 	{ "uring_nop", w_uring_nop, 2, 1, 1 },
 	{ "uring_nop32", w_uring_nop32, 32, BATCH, 1 },
 	{ "uring_openat", w_uring_openat, 8, 1, 1 },
@@ -320,6 +438,12 @@ int main(int argc, char **argv)
 	pid_t child = -1;
 	long j, n;
 
+	/* the program execargs runs */
+	if (argc > 1 && !strcmp(argv[1], "-x"))
+		_exit(0);
+	/* a long path with a tab: the EXECVE record has it in hex */
+	memset(long_arg, 'x', sizeof(long_arg) - 1);
+	memcpy(long_arg, long_pfx, sizeof(long_pfx) - 1);
 	while ((opt = getopt(argc, argv, "dn:r:u:")) != -1) {
 		switch (opt) {
 		case 'n': iters = atol(optarg); break;
@@ -346,6 +470,13 @@ int main(int argc, char **argv)
 		if (w->ring)
 			ring_setup(w->ring == IORING_SETUP_SQPOLL ?
 				   &sqpoll_ring : &ring, w->ring & ~1u);
+		if (w->fn == w_openwatch) {
+			int fd = open("/tmp/bench-watched", O_CREAT | O_RDWR, 0600);
+
+			if (fd < 0)
+				die("/tmp/bench-watched", errno);
+			close(fd);
+		}
 		if (w->fn == w_uring_openat) {
 			int fd = open("/tmp/bench-file", O_CREAT | O_RDWR, 0600);
 
@@ -384,6 +515,10 @@ int main(int argc, char **argv)
 			w->fn();
 		for (r = 0; r < reps; r++) {
 			double t0 = now_ns(), t1;
+			struct audit_status s0, s1;
+
+			if (reader_started)
+				audit_status_get(&s0);
 
 			profile_start();
 			for (j = 0; j < n; j++)
@@ -392,6 +527,13 @@ int main(int argc, char **argv)
 			t1 = now_ns();
 			printf("BENCH %s rep=%d iters=%ld ns_per_op=%.1f\n",
 			       w->name, r, n * w->per, (t1 - t0) / (n * w->per));
+			if (reader_started) {
+				audit_status_get(&s1);
+				printf("AUDITSTAT %s rep=%d lost=%u backlog_wait_time_actual=%u\n",
+				       w->name, r, s1.lost - s0.lost,
+				       s1.backlog_wait_time_actual -
+				       s0.backlog_wait_time_actual);
+			}
 			fflush(stdout);
 		}
 		if (!child)

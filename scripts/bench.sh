@@ -31,7 +31,7 @@ if [ "$QUICK" = 1 ]; then
 else
 	ITERS=${ITERS:-20000} REPS=${REPS:-3}
 	CONFIGS=${CONFIGS:-"audit0 norules nevertask builtin ten stig uring match"}
-	WORKLOADS=${WORKLOADS:-"getpid getppid getpid_tree stat openclose rw exec uring_nop uring_nop32 uring_openat sqpoll_nop32"}
+	WORKLOADS=${WORKLOADS:-"getpid getppid getpid_tree stat openclose rw exec uring_nop uring_nop32 uring_openat sqpoll_nop32 execargs openwatch execpar2 execpar8"}
 fi
 # SETTLE: guest seconds to wait after boot before measuring. A distribution
 # kernel finishes its boot-time work (workqueues, deferred initcalls) in the
@@ -52,6 +52,7 @@ for v in $REF patched; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
 "$TOP/scripts/initramfs.sh" "$BASE"
 
 echo "base,variant,config,workload,rep,iters,instr_per_op" > "$csv"
+echo "base,variant,config,workload,rep,lost,backlog_wait_time_actual" > "$out/$name-auditstat.csv"
 wl=$(echo $WORKLOADS | tr ' ' '+')
 for c in $CONFIGS; do
 	for v in $REF patched; do
@@ -76,6 +77,10 @@ for c in $CONFIGS; do
 		grep -a "^BENCH " "$log" | awk -v b="$BASE" -v v="$v" -v c="$c" '{
 			split($3, r, "="); split($4, n, "="); split($5, x, "=")
 			printf "%s,%s,%s,%s,%s,%s,%s\n", b, v, c, $2, r[2], n[2], x[2] }' >> "$csv"
+		# with the reader (-d): records lost and backlog waits per rep
+		grep -a "^AUDITSTAT " "$log" | awk -v b="$BASE" -v v="$v" -v c="$c" '{
+			split($3, r, "="); split($4, l, "="); split($5, w, "=")
+			printf "%s,%s,%s,%s,%s,%s,%s\n", b, v, c, $2, r[2], l[2], w[2] }' >> "$out/$name-auditstat.csv"
 	done
 done
 
@@ -147,7 +152,35 @@ for w in wls:
         rb = vals.get(REF, 0) / ref[REF][0] if ref[REF] else 0
         rp = vals.get("patched", 0) / ref["patched"][0] if ref["patched"] else 0
         dat.append(f"{w}:{c} {rb:.3f} {rp:.3f}")
+# A recorded event: the cost of a workload in "match", where a rule
+# records it, less its cost with audit on and no rules. Throughput of the
+# exec'ing tasks: execs per guest second (10^9 instructions).
 import os
+rec = [w for w in ("getppid", "execargs", "openwatch", "execpar2", "execpar8")
+       if all(med((w, c, v)) for c in ("match", "norules") for v in (REF, "patched"))]
+if rec:
+    st = {}
+    stat = sys.argv[1].replace(".csv", "-auditstat.csv")
+    if os.path.exists(stat):
+        for r in csv.DictReader(open(stat)):
+            k = (r["workload"], r["config"], r["variant"])
+            l, b = st.get(k, (0, 0))
+            st[k] = (l + int(r["lost"]), b + int(r["backlog_wait_time_actual"]))
+    out.append("\nrecorded events: instructions per event that the records add (match - norules),"
+               "\nrecords lost and backlog waits (ms) in all reps of match")
+    out.append(f"  {'workload':<10} {REF:>10} {'patched':>10} {'patched/' + REF:>12}"
+               f" {'lost ' + REF:>10} {'lost patched':>12} {'waits ' + REF:>10} {'waits patched':>13}")
+    for w in rec:
+        c = {v: med((w, "match", v))[0] - med((w, "norules", v))[0] for v in (REF, "patched")}
+        s = {v: st.get((w, "match", v), ("-", "-")) for v in (REF, "patched")}
+        out.append(f"  {w:<10} {c[REF]:>10.1f} {c['patched']:>10.1f} {c['patched'] / c[REF]:>12.3f}"
+                   f" {s[REF][0]:>10} {s['patched'][0]:>12} {s[REF][1]:>10} {s['patched'][1]:>13}")
+    par = [w for w in rec if w.startswith("execpar")]
+    if par:
+        out.append("  throughput, execs per guest second with the records (match):")
+        for w in par:
+            t = {v: 1e9 / med((w, "match", v))[0] for v in (REF, "patched")}
+            out.append(f"  {w:<10} {t[REF]:>10.0f} {t['patched']:>10.0f} {t['patched'] / t[REF]:>12.3f}")
 wall = sys.argv[1].replace(".csv", "-wall.csv")
 if os.path.exists(wall):
     wd = {}
@@ -169,7 +202,8 @@ open(sys.argv[3], "w").write("\n".join(dat) + "\n")
 print("\n".join(out))
 PY
 
-case "${SUFFIX%$ASUF}" in
+sfx=${SUFFIX:-}
+case "${sfx%$ASUF}" in
 -distro) built="Debian's configuration, -O2" ;;
 -o2) built="tinyconfig, -O2" ;;
 *) built="tinyconfig, -Os" ;;

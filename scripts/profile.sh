@@ -118,6 +118,35 @@ done
 	echo "(guest instructions per operation; functions under 0.5 on every kernel left out)"
 } | tee -a "$report"
 
+# the same by group of functions (bench/profile-groups): where a recorded
+# event's instructions go (formatting, collecting, kauditd, the reader...)
+{
+	echo
+	printf '%-40s' "group"
+	for v in $VARIANTS; do printf ' %10s' "$v"; done
+	printf '\n'
+	for v in $VARIANTS; do
+		awk 'FNR == NR { if ($0 !~ /^#/ && NF == 2) { g[++n] = $1; re[n] = "^" $2 } next }
+		{
+			f = $1; grp = "other"
+			if (f == "(user)") grp = "user"
+			else for (i = 1; i <= n; i++) if (f ~ re[i]) { grp = g[i]; break }
+			s[grp] += $2
+		}
+		END { for (x in s) printf "%s %.1f\n", x, s[x] }' "$TOP/bench/profile-groups" "$OUT/$v.functions" |
+			sort > "$OUT/$v.groups"
+	done
+	for g in $(awk '$0 !~ /^#/ && NF == 2 { print $1 }' "$TOP/bench/profile-groups") other user; do
+		printf '%-40s' "$g"
+		for v in $VARIANTS; do
+			x=$(awk -v g="$g" '$1 == g { print $2 }' "$OUT/$v.groups")
+			printf ' %10s' "${x:-0.0}"
+		done
+		printf '\n'
+	done
+	echo "(guest instructions per operation by group: bench/profile-groups)"
+} | tee -a "$report"
+
 # instruction-level listings of the hottest kernel functions
 if [ "$ANNOTATE" -gt 0 ]; then
 	for v in $VARIANTS; do

@@ -474,6 +474,125 @@ TEST_F(watch, exec)
 	EXPECT_TRUE(audit_field_is(ex, "a0", "true"));
 }
 
+/*
+ * Long arguments: records longer than the buffer they start in, which grows
+ * as they are formatted. a1 is plain and quoted, a2 has a tab and is hex,
+ * a3 is longer than the kernel copies at once (7500 bytes), so it is hex,
+ * announced by a3_len= (twice its length) and cut into a3[0], a3[1], ...
+ * over more than one EXECVE record. Every byte must arrive.
+ */
+#define EXEC_A1_LEN	600UL
+#define EXEC_A2_LEN	900UL
+#define EXEC_A3_LEN	8000UL
+
+struct exec_args {
+	const char *prog;
+	char *argv[5];
+};
+
+static int child_exec(void *p)
+{
+	struct exec_args *e = p;
+
+	syscall(__NR_execve, e->prog, e->argv, (char *[]){ NULL });
+	return 20;
+}
+
+static int hex_nibble(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* append the decoded upper-case hex @hex to @out at *@len, or fail */
+static bool unhex_append(char *out, size_t size, size_t *len, const char *hex)
+{
+	for (; hex[0] && hex[1]; hex += 2) {
+		int hi = hex_nibble(hex[0]), lo = hex_nibble(hex[1]);
+
+		if (hi < 0 || lo < 0 || *len >= size)
+			return false;
+		out[(*len)++] = hi << 4 | lo;
+	}
+	return !hex[0];
+}
+
+TEST_F(watch, exec_long_args)
+{
+	char prog[PATH_MAX + 8], real[PATH_MAX], key[16], quoted[EXEC_A1_LEN + 8];
+	char *a1 = calloc(1, EXEC_A1_LEN + 1), *a2 = calloc(1, EXEC_A2_LEN + 1);
+	char *a3 = calloc(1, EXEC_A3_LEN + 1), *got = calloc(1, EXEC_A3_LEN + 1);
+	const struct audit_record *rec, *ex;
+	struct exec_args e;
+	struct audit_rule r;
+	size_t len = 0, hexlen = 0;
+	int status, piece = 0, nrec = 0, i;
+	const char *v;
+	pid_t pid;
+
+	ASSERT_TRUE(a1 && a2 && a3 && got);
+	memset(a1, 'p', EXEC_A1_LEN);
+	memset(a2, 'h', EXEC_A2_LEN);
+	a2[EXEC_A2_LEN / 2] = '\t';
+	for (i = 0; i < (int)EXEC_A3_LEN; i++)
+		a3[i] = 'a' + i % 26;
+	ASSERT_NE(NULL, realpath("/bin/true", real));
+	snprintf(prog, sizeof(prog), "%s/prog", self->dir);
+	ASSERT_EQ(0, copy_file(real, prog));
+	r = watch_rule(AUDIT_WATCH, prog, AUDIT_PERM_EXEC, "t_xl");
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+
+	e = (struct exec_args){ prog, { "true", a1, a2, a3, NULL } };
+	pid = audit_run_child(child_exec, &e, &status);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_LE(0, audit_sync(&self->nl));
+	rec = keyed_record(_metadata, &self->nl, __NR_execve, pid, "t_xl");
+	ASSERT_NE(NULL, rec);
+
+	ex = audit_event_record(&self->nl, rec->serial, AUDIT_EXECVE, 0);
+	ASSERT_NE(NULL, ex);
+	EXPECT_TRUE(audit_field_is(ex, "argc", "4"));
+	EXPECT_TRUE(audit_field_is(ex, "a0", "true"));
+	/* a1 quoted, in full */
+	snprintf(quoted, sizeof(quoted), " a1=\"%s\"", a1);
+	EXPECT_NE(NULL, strstr(ex->text, quoted));
+	/* a2 in hex: "h" is 68, the tab 09 */
+	v = audit_field(ex, "a2");
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(2 * EXEC_A2_LEN, strlen(v));
+	EXPECT_TRUE(unhex_append(got, EXEC_A2_LEN, &len, v));
+	EXPECT_EQ(EXEC_A2_LEN, len);
+	EXPECT_EQ(0, memcmp(got, a2, EXEC_A2_LEN));
+	/* a3 in pieces, over the event's EXECVE records in order */
+	EXPECT_TRUE(audit_field_is_num(ex, "a3_len", 2 * EXEC_A3_LEN));
+	len = 0;
+	for (; (ex = audit_event_record(&self->nl, rec->serial, AUDIT_EXECVE,
+					nrec)); nrec++) {
+		for (;;) {
+			snprintf(key, sizeof(key), "a3[%d]", piece);
+			v = audit_field(ex, key);
+			if (!v)
+				break;
+			hexlen += strlen(v);
+			EXPECT_TRUE(unhex_append(got, EXEC_A3_LEN, &len, v)) {
+				TH_LOG("a3[%d] is not hex", piece);
+			}
+			piece++;
+		}
+	}
+	EXPECT_LT(1, nrec);
+	EXPECT_LT(1, piece);
+	EXPECT_EQ(2 * EXEC_A3_LEN, hexlen);
+	EXPECT_EQ(EXEC_A3_LEN, len);
+	EXPECT_EQ(0, memcmp(got, a3, EXEC_A3_LEN));
+	free(a1);
+	free(a2);
+	free(a3);
+	free(got);
+}
+
 /* inode= rules are kept in the inode hash and matched per name */
 TEST_F(watch, inode_rule)
 {
