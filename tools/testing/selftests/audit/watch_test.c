@@ -593,6 +593,87 @@ TEST_F(watch, exec_long_args)
 	free(got);
 }
 
+/*
+ * Programs at paths of 400 to 1800 bytes: the SYSCALL record's exe= and
+ * the PATH record's name= are followed by more fields, so somewhere in
+ * this range each record outgrows the buffer it started in between a
+ * long string and a formatted field. Every field must still be whole.
+ */
+TEST_F(watch, exec_long_paths)
+{
+	char dir[2048], path[2048], real[PATH_MAX + 8], prog[PATH_MAX + 8];
+	char ino[32], key[] = "t_xp";
+	const struct audit_record *rec, *p;
+	struct exec_args e;
+	struct audit_rule r;
+	size_t len, d;
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(NULL, realpath("/bin/true", real));
+	snprintf(prog, sizeof(prog), "%s/prog", self->dir);
+	ASSERT_EQ(0, copy_file(real, prog));
+	ASSERT_EQ(0, stat(prog, &st));
+	snprintf(ino, sizeof(ino), "%lu", (unsigned long)st.st_ino);
+	r = audit_exit_rule(AUDIT_ALWAYS, __NR_execve, 0, key);
+	audit_rule_field(&r, AUDIT_PPID, AUDIT_EQUAL, getpid());
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+
+	/* a chain of directories with 100-byte names, made as needed */
+	snprintf(dir, sizeof(dir), "%s", self->dir);
+	for (len = 400; len <= 1800; len += 50) {
+		while (strlen(dir) + 1 + 100 + 1 + 2 <= len) {
+			d = strlen(dir);
+			dir[d] = '/';
+			memset(dir + d + 1, 'n', 100);
+			dir[d + 101] = 0;
+			ASSERT_EQ(0, mkdir(dir, 0755));
+		}
+		/* a hard link to the program, named to make the path @len long */
+		d = strlen(dir);
+		ASSERT_LT(d + 2, len);
+		memcpy(path, dir, d);
+		path[d] = '/';
+		memset(path + d + 1, 'x', len - d - 1);
+		path[len] = 0;
+		ASSERT_EQ(0, link(prog, path));
+
+		e = (struct exec_args){ path, { "true", NULL } };
+		pid = audit_run_child(child_exec, &e, &status);
+		ASSERT_LT(0, pid);
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_EQ(0, WEXITSTATUS(status));
+		ASSERT_LE(0, audit_sync(&self->nl));
+		rec = keyed_record(_metadata, &self->nl, __NR_execve, pid, key);
+		ASSERT_NE(NULL, rec) {
+			TH_LOG("no SYSCALL record for a path of %zu bytes", len);
+		}
+		EXPECT_TRUE(audit_field_is(rec, "exe", path)) {
+			TH_LOG("%zu: exe=%.60s...", len, audit_field(rec, "exe"));
+		}
+		EXPECT_TRUE(audit_field_is(rec, "key", key)) {
+			TH_LOG("%zu: %s", len, rec->text);
+		}
+		p = audit_path_record(&self->nl, rec->serial, path);
+		ASSERT_NE(NULL, p) {
+			TH_LOG("no PATH record of %zu bytes in event %lu", len,
+			       rec->serial);
+		}
+		EXPECT_TRUE(audit_field_is(p, "inode", ino)) {
+			TH_LOG("%zu: %s", len, p->text);
+		}
+		EXPECT_TRUE(audit_field_is(p, "nametype", "NORMAL")) {
+			TH_LOG("%zu: %s", len, p->text);
+		}
+		EXPECT_TRUE(audit_field_is(p, "cap_frootid", "0")) {
+			TH_LOG("%zu: %s", len, p->text);
+		}
+		ASSERT_EQ(0, unlink(path));
+		audit_records_clear(&self->nl);
+	}
+}
+
 /* inode= rules are kept in the inode hash and matched per name */
 TEST_F(watch, inode_rule)
 {
