@@ -20,8 +20,13 @@
 # the guest clock in the same run (checked). The total is also given
 # without the RCU callbacks and page freeing that some boots run inside
 # the loop (BACKGROUND below): that is the number to compare.
-# Output: a table on stdout; build/profile/BASE-RULES-WORKLOAD.txt adds the
-# annotated disassembly (objdump of vmlinux).
+# RULES=match with WORKLOAD=getppid, openwatch or execargs profiles a
+# syscall that a rule records, with its records read by a process
+# registered as the audit daemon on the same vCPU.
+# Output: a table on stdout, per function and per group of functions
+# (bench/profile-groups: formatting, record collection, kauditd, the
+# reader, skb, allocators, ...); build/profile/BASE-RULES-WORKLOAD.txt adds
+# the annotated disassembly (objdump of vmlinux).
 set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-}"
