@@ -7,7 +7,9 @@
 
 #define _GNU_SOURCE
 #include <limits.h>
+#include <linux/sock_diag.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../kselftest_harness.h"
 #include "audit_common.h"
@@ -33,6 +35,98 @@ TEST_F(netlink, status)
 	ASSERT_EQ(0, audit_get_status(&self->nl, &s));
 	EXPECT_EQ(1, s.enabled);
 	EXPECT_EQ(getpid(), s.pid);
+}
+
+/*
+ * A record is charged to the daemon's receive queue by its true size. One
+ * that outgrew its first buffer must be charged what its memory takes, its
+ * growth once: no more than the smallest power-of-two head that holds it
+ * (with room to spare for struct skb_shared_info) plus room for struct
+ * sk_buff. Counted twice, a record of about 2 KiB is charged some 50% more.
+ */
+#define GROWN_MSG_LEN	2000
+
+static int meminfo_rmem(int fd, __u32 *rmem)
+{
+	__u32 mi[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mi);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &len))
+		return -errno;
+	*rmem = mi[SK_MEMINFO_RMEM_ALLOC];
+	return 0;
+}
+
+/* AUDIT_USER @msg from a socket of its own; the record goes to the daemon */
+static int send_user_msg(const char *msg)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr h;
+		char msg[GROWN_MSG_LEN + 1];
+	} req = {
+		.h.nlmsg_type = AUDIT_USER,
+		.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+	};
+	struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} ack;
+	int fd, ret = 0;
+
+	snprintf(req.msg, sizeof(req.msg), "%s", msg);
+	req.h.nlmsg_len = NLMSG_LENGTH(strlen(req.msg) + 1);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0 ||
+	    recv(fd, &ack, sizeof(ack), 0) < (ssize_t)sizeof(ack))
+		ret = -errno;
+	else if (ack.h.nlmsg_type == NLMSG_ERROR)
+		ret = ack.e.error;
+	close(fd);
+	return ret;
+}
+
+TEST_F(netlink, grown_record_charged_once)
+{
+	struct audit_nl *nl = &self->nl;
+	char msg[GROWN_MSG_LEN + 1];
+	__u32 rmem0 = 0, rmem1 = 0, bound = 1;
+	struct pollfd pfd = { .fd = nl->fd, .events = POLLIN };
+	int tries, n = 0;
+
+	memset(msg, 'g', GROWN_MSG_LEN);
+	msg[GROWN_MSG_LEN] = 0;
+	memcpy(msg, "selftest_grown ", 15);
+	while (bound < GROWN_MSG_LEN + 100 + NLMSG_HDRLEN + 512)
+		bound <<= 1;
+	bound += 512;
+	/* only this record may be queued when it is measured */
+	for (tries = 0; tries < 5; tries++) {
+		audit_drain(nl, 200);
+		audit_records_clear(nl);
+		ASSERT_EQ(0, meminfo_rmem(nl->fd, &rmem0));
+		ASSERT_EQ(0, send_user_msg(msg));
+		ASSERT_EQ(1, poll(&pfd, 1, AUDIT_WAIT_MS));
+		usleep(100 * 1000);
+		ASSERT_EQ(0, meminfo_rmem(nl->fd, &rmem1));
+		audit_drain(nl, 200);
+		n = nl->nrec;
+		if (n == 1 && nl->rec[0].type == AUDIT_USER)
+			break;
+	}
+	ASSERT_EQ(1, n) {
+		TH_LOG("other records kept arriving with the test's");
+	}
+	EXPECT_EQ(0U, rmem0);
+	EXPECT_LE(strlen(msg), strlen(nl->rec[0].text));
+	EXPECT_GE(bound, rmem1 - rmem0) {
+		TH_LOG("a %zu-byte record is charged %u bytes", strlen(nl->rec[0].text),
+		       rmem1 - rmem0);
+	}
+	EXPECT_LT(strlen(nl->rec[0].text), rmem1 - rmem0);
 }
 
 /* what was added is listed back field by field, key included */
