@@ -104,6 +104,16 @@ for v in $VARIANTS; do
 	echo "$v $iters" >> "$OUT/.runs"
 done
 
+# row NAME KIND EMPTY: NAME's figure in $OUT/VARIANT.KIND for each variant
+row() {
+	printf '%-40s' "$1"
+	for v in $VARIANTS; do
+		x=$(awk -v f="$1" '$1 == f { print $2 }' "$OUT/$v.$2")
+		printf ' %10s' "${x:-$3}"
+	done
+	printf '\n'
+}
+
 # one table, functions by their instructions/op on the last variant
 {
 	echo
@@ -111,14 +121,7 @@ done
 	for v in $VARIANTS; do printf ' %10s' "$v"; done
 	printf '\n'
 	cat $(for v in $VARIANTS; do echo "$OUT/$v.functions"; done) | awk '{ print $1 }' | sort -u |
-	while read -r f; do
-		printf '%-40s' "$f"
-		for v in $VARIANTS; do
-			x=$(awk -v f="$f" '$1 == f { print $2 }' "$OUT/$v.functions")
-			printf ' %10s' "${x:--}"
-		done
-		printf '\n'
-	done | sort -k$(( $(echo $VARIANTS | wc -w) + 1 ))gr |
+	while read -r f; do row "$f" functions -; done | sort -k$(( $(echo $VARIANTS | wc -w) + 1 ))gr |
 	awk '{ for (i = 2; i <= NF; i++) if ($i != "-" && $i >= 0.5) { print; next } }'
 	echo "(guest instructions per operation; functions under 0.5 on every kernel left out)"
 } | tee -a "$report"
@@ -142,12 +145,7 @@ done
 			sort > "$OUT/$v.groups"
 	done
 	for g in $(awk '$0 !~ /^#/ && NF == 2 { print $1 }' "$TOP/bench/profile-groups") other user; do
-		printf '%-40s' "$g"
-		for v in $VARIANTS; do
-			x=$(awk -v g="$g" '$1 == g { print $2 }' "$OUT/$v.groups")
-			printf ' %10s' "${x:-0.0}"
-		done
-		printf '\n'
+		row "$g" groups 0.0
 	done
 	echo "(guest instructions per operation by group: bench/profile-groups)"
 } | tee -a "$report"
