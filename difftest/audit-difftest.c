@@ -34,18 +34,27 @@
  * syscalls. One seed in seven loads no rule at all.
  * io_uring requests use only opcodes whose audit policy the series leaves
  * alone (the policy changes are uring_policy_test's).
+ * The exec steps fill the record buffer's corners: argument vectors with
+ * strings the kernel writes in hex, arguments longer than an EXECVE record
+ * holds, vectors that take several records, records just over 512 and
+ * 1024 bytes, long and encoded PATH, CWD, PROCTITLE, comm= and exe=
+ * values; one step runs with a controlling terminal (tty=pts).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <ftw.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/magic.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/un.h>
 
 #include "audit_common.h"
@@ -171,6 +180,7 @@ static bool chance(unsigned int pct)
 }
 
 #define PICK(a) ((a)[rnd(sizeof(a) / sizeof((a)[0]))])
+#define NOPS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* ---------- the transcript ---------- */
 
@@ -184,7 +194,7 @@ static unsigned long cur_seed;
 static void emit(const char *fmt, ...)
 {
 	va_list ap;
-	char line[8192];
+	char line[16384];
 	int n;
 
 	va_start(ap, fmt);
@@ -226,7 +236,7 @@ struct idmap {
 	char *key[MAX_MAP];
 };
 
-static struct idmap pids, inodes, serials, sessions;
+static struct idmap pids, inodes, serials, sessions, ttys;
 
 static void idmap_clear(struct idmap *m)
 {
@@ -303,7 +313,7 @@ static bool is_pid_syscall(const struct audit_record *r)
 #endif
 	       nr == SYS_wait4 || nr == SYS_clone3 || nr == SYS_getpid ||
 	       nr == SYS_getppid || nr == SYS_gettid ||
-	       nr == SYS_set_tid_address;
+	       nr == SYS_set_tid_address || nr == SYS_setsid;
 }
 
 /* above the static binary's base, below the top of user space */
@@ -318,12 +328,177 @@ static bool is_junk(unsigned long long v)
 	return v >= USER_TOP && v < KERNEL_START;
 }
 
+/*
+ * Features of the records that the exec and tty steps are there for: the
+ * seeds whose transcripts show each are counted and printed at the end.
+ */
+enum {
+	RC_EXECVE_HEX,		/* an EXECVE argument in hex */
+	RC_EXECVE_EMPTY,	/* an empty one ("") */
+	RC_EXECVE_SPLIT,	/* an argument in pieces: aN_len= aN[0]= ... */
+	RC_EXECVE_RECORDS,	/* one exec logging two or more EXECVE records */
+	RC_RECORD_512,		/* an EXECVE or PATH record of 513 to 576 bytes */
+	RC_RECORD_1024,		/* one of 1025 to 1088 bytes */
+	RC_PATH_HEX,		/* a PATH name in hex */
+	RC_PATH_LONG,		/* a PATH record longer than 1024 bytes */
+	RC_PROCTITLE_HEX,	/* a PROCTITLE in hex */
+	RC_PROCTITLE_CUT,	/* a PROCTITLE cut at 128 bytes */
+	RC_CWD_HEX,		/* a CWD in hex */
+	RC_COMM_HEX,		/* comm= in hex */
+	RC_COMM_CUT,		/* comm= of 15 characters, a longer name cut */
+	RC_EXE_HEX,		/* exe= in hex */
+	RC_TTY,			/* tty=pts */
+	RC_NR
+};
+
+static const char *const rc_names[RC_NR] = {
+	"execve-hex-arg", "execve-empty-arg", "execve-split-arg",
+	"execve-records>=2", "record-513..576", "record-1025..1088",
+	"path-hex", "path-record>1024", "proctitle-hex", "proctitle-cut",
+	"cwd-hex", "comm-hex", "comm-cut", "exe-hex", "tty-pts",
+};
+
+static bool rc_seed[RC_NR];		/* this seed's */
+static unsigned long rc_seeds[RC_NR];	/* seeds with each */
+static unsigned long execve_serial;	/* the last EXECVE record's event */
+static int execve_records;		/* and how many it has had */
+
+/*
+ * The quote each field's value had in the record, 0 for none: the parser
+ * strips quotes, the transcript keeps them, so that a string the kernel
+ * quoted is told from one it wrote in hex. This walks the text exactly as
+ * audit_record_parse() does.
+ */
+static void field_quotes(const struct audit_record *r, char *q)
+{
+	const char *p = r->text;
+	unsigned long sec, msec, serial;
+	int i = 0;
+
+	if (sscanf(p, "audit(%lu.%lu:%lu):", &sec, &msec, &serial) == 3)
+		p = strstr(p, "): ") ? strstr(p, "): ") + 3 : p + strlen(p);
+	while (*p && i < r->nfields) {
+		while (*p == ' ')
+			p++;
+		while (*p && *p != '=' && *p != ' ')
+			p++;
+		if (*p != '=')
+			continue;
+		p++;
+		q[i] = 0;
+		if (*p == '"' || *p == '\'') {
+			q[i] = *p++;
+			while (*p && *p != q[i])
+				p++;
+			if (*p)
+				p++;
+		} else {
+			while (*p && *p != ' ')
+				p++;
+		}
+		i++;
+	}
+	while (i < r->nfields)
+		q[i++] = 0;
+}
+
+/*
+ * A value longer than this (the hex of a long argument, a long path) is
+ * written as its first 48 and last 16 characters, its length and a hash
+ * of the whole: lines stay readable, and any change to the value still
+ * changes the transcript.
+ */
+#define LONG_VALUE	256
+
+static const char *short_value(const char *v, char *out, size_t n)
+{
+	size_t len = strlen(v);
+
+	if (len <= LONG_VALUE)
+		return v;
+	snprintf(out, n, "%.48s..%s<%zu chars, fnv %016llx>", v, v + len - 16,
+		 len, (unsigned long long)fnv1a(v, len));
+	return out;
+}
+
+/*
+ * rdev= of a pseudo-terminal's slave (majors 136 to 143, written in hex):
+ * its name, "pts<index>", in @name
+ */
+static bool is_pts_rdev(const char *v, char *name, size_t n)
+{
+	unsigned int major, minor;
+
+	if (sscanf(v, "%x:%x", &major, &minor) != 2 || major < 136 || major > 143)
+		return false;
+	snprintf(name, n, "pts%u", (major - 136) * 256 + minor);
+	return true;
+}
+
+/* an EXECVE argument: aN or one of its pieces aN[i] */
+static bool is_execve_arg(const char *k)
+{
+	if (k[0] != 'a' || k[1] < '0' || k[1] > '9')
+		return false;
+	k += strspn(k + 1, "0123456789") + 1;
+	return !*k || *k == '[';
+}
+
+/* note which of the exec steps' features record @r shows */
+static void record_features(const struct audit_record *r, const char *q)
+{
+	size_t len = strlen(r->text);
+	int i;
+
+	if (r->type == AUDIT_EXECVE) {
+		if (r->serial != execve_serial) {
+			execve_serial = r->serial;
+			execve_records = 0;
+		}
+		rc_seed[RC_EXECVE_RECORDS] |= ++execve_records >= 2;
+	}
+	if (r->type == AUDIT_EXECVE || r->type == AUDIT_PATH) {
+		rc_seed[RC_RECORD_512] |= len > 512 && len <= 576;
+		rc_seed[RC_RECORD_1024] |= len > 1024 && len <= 1088;
+	}
+	if (r->type == AUDIT_PATH)
+		rc_seed[RC_PATH_LONG] |= len > 1024;
+	for (i = 0; i < r->nfields; i++) {
+		const char *k = r->fields[i].key, *v = r->fields[i].val;
+		bool hex = !q[i] && strcmp(v, "(null)") && strcmp(v, "?");
+
+		if (r->type == AUDIT_EXECVE && is_execve_arg(k)) {
+			rc_seed[RC_EXECVE_HEX] |= hex;
+			rc_seed[RC_EXECVE_EMPTY] |= q[i] && !*v;
+			rc_seed[RC_EXECVE_SPLIT] |= !!strchr(k, '[');
+		} else if (r->type == AUDIT_PATH && !strcmp(k, "name")) {
+			rc_seed[RC_PATH_HEX] |= hex;
+		} else if (r->type == AUDIT_PROCTITLE && !strcmp(k, "proctitle")) {
+			rc_seed[RC_PROCTITLE_HEX] |= hex;
+			rc_seed[RC_PROCTITLE_CUT] |= strlen(v) == (hex ? 256 : 128);
+		} else if (r->type == AUDIT_CWD && !strcmp(k, "cwd")) {
+			rc_seed[RC_CWD_HEX] |= hex;
+		} else if (r->type == AUDIT_SYSCALL && !strcmp(k, "comm")) {
+			rc_seed[RC_COMM_HEX] |= hex;
+			rc_seed[RC_COMM_CUT] |= strlen(v) == (hex ? 30 : 15);
+		} else if (r->type == AUDIT_SYSCALL && !strcmp(k, "exe")) {
+			rc_seed[RC_EXE_HEX] |= hex;
+		} else if (!strcmp(k, "tty")) {
+			rc_seed[RC_TTY] |= !strncmp(v, "pts", 3);
+		}
+	}
+}
+
 static void emit_record(const struct audit_record *r)
 {
-	char line[8192], v[64];
+	char line[16384], v[64], *q = calloc(r->nfields + 1, 1);
 	size_t n = 0;
 	int i;
 
+	if (!q)
+		abort();
+	field_quotes(r, q);
+	record_features(r, q);
 	if (AUDIT_ARCH_COMPAT && r->type == AUDIT_SYSCALL && audit_field(r, "arch") &&
 	    strtoul(audit_field(r, "arch"), NULL, 16) == AUDIT_ARCH_COMPAT)
 		compat_records++;
@@ -331,7 +506,7 @@ static void emit_record(const struct audit_record *r)
 		      idmap_get(&serials, (snprintf(v, sizeof(v), "%lu", r->serial), v)));
 	for (i = 0; i < r->nfields && n < sizeof(line) - 1; i++) {
 		const char *k = r->fields[i].key, *val = r->fields[i].val;
-		char out[64];
+		char out[128];
 
 		if (!strcmp(k, "pid") || !strcmp(k, "ppid") || !strcmp(k, "opid") ||
 		    (!strcmp(k, "exit") && r->type == AUDIT_SYSCALL &&
@@ -352,6 +527,14 @@ static void emit_record(const struct audit_record *r)
 		} else if (!strcmp(k, "inode") || !strcmp(k, "ino")) {
 			snprintf(out, sizeof(out), "I%d", idmap_get(&inodes, val));
 			val = out;
+		} else if (!strcmp(k, "tty") && !strncmp(val, "pts", 3)) {
+			/* the index of a pseudo-terminal is the allocator's */
+			snprintf(out, sizeof(out), "ptsT%d", idmap_get(&ttys, val));
+			val = out;
+		} else if (!strcmp(k, "rdev") && is_pts_rdev(val, out, sizeof(out))) {
+			/* and so is the minor of its device (136:N is ptsN) */
+			snprintf(out, sizeof(out), "ptsT%d", idmap_get(&ttys, out));
+			val = out;
 		} else if (r->type == AUDIT_SYSCALL && k[0] == 'a' && k[1] >= '0' &&
 			   k[1] <= '3' && !k[2] && is_user_addr(strtoull(val, NULL, 16))) {
 			/* a user-space address: its value depends on the layout */
@@ -370,9 +553,16 @@ static void emit_record(const struct audit_record *r)
 			val = "ADDR";
 		} else if (r->type == AUDIT_SECCOMP && !strcmp(k, "ip")) {
 			val = "ADDR";
+		} else {
+			val = short_value(val, out, sizeof(out));
 		}
-		n += snprintf(line + n, sizeof(line) - n, " %s=%s", k, val);
+		if (q[i])
+			n += snprintf(line + n, sizeof(line) - n, " %s=%c%s%c", k,
+				      q[i], val, q[i]);
+		else
+			n += snprintf(line + n, sizeof(line) - n, " %s=%s", k, val);
 	}
+	free(q);
 	emit("%s", line);
 	tr_records++;
 	count_type(r->type);
@@ -410,7 +600,61 @@ static void collect(const char *label)
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
+	(void)st;
+	(void)flag;
+	(void)f;
 	return remove(p);
+}
+
+/*
+ * The exec steps run busybox (true) under names of the scratch tree: hard
+ * links need a copy on its file system (the tmpfs of /tmp), made once, out
+ * of the tree that each seed builds anew.
+ */
+#define BUSYBOX		"/bin/busybox"
+#define BUSYBOX_COPY	"/tmp/dt-busybox"
+
+/* directories exec_cwd runs in: a plain name, a space, a byte >= 0x80 */
+static const char *const exec_dirs[] = { "d0", "x y", "\xe9t\xe9" };
+
+/* what exec_cwd runs there: a symlink, a hard link, ones in ROOT */
+static const char *const exec_rel[] = {
+	"t", "./h", "../sl", "../tr ue", "../a long program name",
+};
+
+/*
+ * Hard links of the copy in ROOT, for comm= and exe=: names the kernel
+ * writes in hex (space, double quote, control bytes, DEL, UTF-8) and
+ * names longer than comm's 15 characters.
+ */
+static const char *const exec_names[] = {
+	"hl", "tr ue", "tr\"ue", "tr\x01ue\x1f", "true\x7f", "tr\xc3\xbc\x65",
+	"a-long-program-name", "a long program name",
+};
+
+static void make_exec_tree(void)
+{
+	char p[128];
+	int i;
+
+	for (i = 0; i < NOPS(exec_dirs); i++) {
+		snprintf(p, sizeof(p), ROOT "/%s", exec_dirs[i]);
+		if (strcmp(exec_dirs[i], "d0"))
+			mkdir(p, 0755);
+		snprintf(p, sizeof(p), ROOT "/%s/t", exec_dirs[i]);
+		if (symlink("/bin/true", p))
+			harness_error = true;
+		snprintf(p, sizeof(p), ROOT "/%s/h", exec_dirs[i]);
+		if (link(BUSYBOX_COPY, p))
+			harness_error = true;
+	}
+	for (i = 0; i < NOPS(exec_names); i++) {
+		snprintf(p, sizeof(p), ROOT "/%s", exec_names[i]);
+		if (link(BUSYBOX_COPY, p))
+			harness_error = true;
+	}
+	if (symlink("/bin/true", ROOT "/sl"))
+		harness_error = true;
 }
 
 static void make_tree(void)
@@ -433,6 +677,7 @@ static void make_tree(void)
 	    symlink(ROOT "/f1", ROOT "/sticky/l") ||
 	    lchown(ROOT "/sticky/l", 1000, 1000))
 		harness_error = true;
+	make_exec_tree();
 }
 
 /* paths the trace and the rules name; "nx" does not exist */
@@ -544,8 +789,6 @@ static void gen_str(struct gen_rule *g, __u32 field, const char *name,
 	audit_rule_str(&g->r, field, AUDIT_EQUAL, s);
 	desc(g, " -F %s=%s", name, s);
 }
-
-#define NOPS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* one field of an exit or io_uring rule */
 static void gen_field(struct gen_rule *g, bool uring)
@@ -668,6 +911,17 @@ static void gen_rule(struct gen_rule *g)
 			break;
 		}
 		/*
+		 * What a rule set that logs every program run loads: the
+		 * exec steps' EXECVE, PATH, CWD and PROCTITLE records.
+		 */
+		if (chance(25)) {
+			audit_rule_field(&g->r, AUDIT_ARCH, AUDIT_EQUAL,
+					 AUDIT_ARCH_NATIVE);
+			audit_rule_syscall(&g->r, SYS_execve);
+			desc(g, " -F arch=b64 -S execve");
+			break;
+		}
+		/*
 		 * A watch with a status field, like a rule for failed
 		 * deletions: removing the watched file runs the inode filters
 		 * in the middle of the syscall (audit_update_watch()), before
@@ -760,8 +1014,8 @@ enum {
 	/* in the traced task itself, never as uid 1000 */
 	T_LOGIN, T_CONFIG_SELF, T_CAPSET_SELF, T_ANOM_SELF,
 	T_URING, T_NR,
-	/* where compat_ok: a 32-bit task */
-	T_COMPAT = T_NR, T_ALL
+	/* drawn on their own: a 32-bit task (where compat_ok), the exec steps */
+	T_COMPAT = T_NR, T_EXEC_ARGV, T_EXEC_CWD, T_EXEC_NAME, T_TTY, T_ALL
 };
 
 static const char *const t_names[T_ALL] = {
@@ -771,7 +1025,7 @@ static const char *const t_names[T_ALL] = {
 	"exec", "exec_nx", "seccomp", "anom_symlink", "anom_hardlink", "capset",
 	"crash", "pipe", "socket", "kill", "config", "fail_remove", "as_user",
 	"login", "config_self", "capset_self", "anom_self", "io_uring",
-	"compat",
+	"compat", "exec_argv", "exec_cwd", "exec_name", "tty",
 };
 
 /* what the daemon does to the rules while the task spins before a step */
@@ -786,9 +1040,13 @@ struct step {
 	int a, b;		/* name indexes, or opcode, or mode */
 	int flags;
 	bool abs;		/* absolute or relative (cwd is ROOT) paths */
-	int sub;		/* as_user: the step run as uid 1000 */
+	/* as_user, tty: the step run as uid 1000, or with a terminal */
+	int sub;
 	int sub_a, sub_b;
 	int spin;		/* SPIN_*: the task spins first, rules change */
+	/* exec_argv: ARGS_*; exec_name: the length "./" pads its path to */
+	int kind;
+	__u64 seed;		/* exec steps: their argument vector's */
 };
 
 static const int open_flags[] = {
@@ -796,6 +1054,190 @@ static const int open_flags[] = {
 	O_RDONLY | O_DIRECTORY, O_WRONLY | O_APPEND, O_RDONLY | O_NOFOLLOW,
 };
 static const int modes[] = { 0600, 0644, 0755, 04755, 0 };
+
+/*
+ * ---------- the exec steps' argument vectors ----------
+ *
+ * Built from the step's own seed, by the daemon to describe the step and
+ * by the grandchild that execs it, in static memory (no syscall).
+ * audit_log_execve_info() writes an argument in hex when it holds a double
+ * quote, a byte below 0x21 or above 0x7e, quoted otherwise; an argument
+ * longer than MAX_EXECVE_AUDIT_LEN (7500) in pieces (aN_len= aN[0]= ...,
+ * always in hex); it starts another EXECVE record after about 7500 bytes.
+ *   ARGS_SHORT  0 to 3 arguments after argv[0], up to 12 bytes each
+ *   ARGS_MIXED  1 to 12 arguments of up to 24 bytes: plain ones, ones with
+ *               a space, a double quote, control bytes, DEL, bytes >= 0x80,
+ *               empty ones
+ *   ARGS_LONG   one argument of 7499, 7500, 7501, 7502 to 10001 or 15000
+ *               to 29999 bytes among short ones
+ *   ARGS_MANY   arguments of 4 to 47 bytes, 8 to 24 KiB in all: several
+ *               EXECVE records
+ *   ARGS_SIZE   an EXECVE record of 40 bytes below to 8 bytes above 512,
+ *               1024, 2048 or 4096 bytes after its "audit(...): " header
+ *               (about 29 bytes): records just over those lengths
+ */
+enum { ARGS_SHORT, ARGS_MIXED, ARGS_LONG, ARGS_MANY, ARGS_SIZE, ARGS_NR };
+
+static const char *const args_names[ARGS_NR] = {
+	"short", "mixed", "long", "many", "size",
+};
+
+/* how an argument is written: quoted, or in hex for the byte it holds */
+enum {
+	ARG_PLAIN, ARG_SPACE, ARG_QUOTE, ARG_CTRL, ARG_DEL, ARG_HIGH, ARG_EMPTY,
+	ARG_NR
+};
+
+#define EXEC_MAX_ARGS	2048
+#define EXEC_ARG_BYTES	(48 << 10)
+
+struct exec_args {
+	__u64 rng;
+	int argc;
+	size_t bytes;		/* the strings with their NULs */
+	size_t body;		/* ARGS_SIZE: the EXECVE record it aims at */
+	char *argv[EXEC_MAX_ARGS + 1];
+	char data[EXEC_ARG_BYTES];
+};
+
+static struct exec_args xargs;
+
+static unsigned int xrnd(struct exec_args *x, unsigned int n)
+{
+	return audit_rand(&x->rng, n);
+}
+
+/* audit_string_contains_control(): the kernel writes such a string in hex */
+static bool needs_hex(const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p == '"' || *p < 0x21 || *p > 0x7e)
+			return true;
+	return false;
+}
+
+/* what argument @i adds to an EXECVE record that holds it whole */
+static size_t arg_cost(int i, const char *s)
+{
+	char k[16];
+	size_t n = strlen(s);
+
+	return snprintf(k, sizeof(k), " a%d=", i) + (needs_hex(s) ? 2 * n : n + 2);
+}
+
+/* append an argument of @len bytes of class @cls; false when full */
+static bool add_arg(struct exec_args *x, int cls, size_t len)
+{
+	/* never '-' first (the last one): busybox reads no option of true */
+	static const char plain[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/=,:+~@%'-";
+	char *a = x->data + x->bytes;
+	size_t i;
+	int n;
+
+	if (cls == ARG_EMPTY)
+		len = 0;
+	if (x->argc == EXEC_MAX_ARGS || x->bytes + len + 1 > sizeof(x->data))
+		return false;
+	for (i = 0; i < len; i++)
+		a[i] = plain[xrnd(x, sizeof(plain) - (i ? 1 : 2))];
+	/* one to three bytes of its class, anywhere in it */
+	for (n = len && cls != ARG_PLAIN ? 1 + xrnd(x, 3) : 0; n; n--) {
+		char *c = &a[xrnd(x, len)];
+
+		switch (cls) {
+		case ARG_SPACE:
+			*c = ' ';
+			break;
+		case ARG_QUOTE:
+			*c = '"';
+			break;
+		case ARG_CTRL:
+			*c = 1 + xrnd(x, 0x1f);
+			break;
+		case ARG_DEL:
+			*c = 0x7f;
+			break;
+		case ARG_HIGH:
+			*c = 0x80 + xrnd(x, 0x80);
+			break;
+		}
+	}
+	a[len] = 0;
+	x->argv[x->argc++] = a;
+	x->argv[x->argc] = NULL;
+	x->bytes += len + 1;
+	return true;
+}
+
+/* a short argument of any class */
+static bool add_small(struct exec_args *x, size_t max)
+{
+	return add_arg(x, xrnd(x, ARG_NR), 1 + xrnd(x, max));
+}
+
+static void build_args(struct exec_args *x, int kind, __u64 seed)
+{
+	static const size_t long_lens[] = { 7499, 7500, 7501, 7502, 15000 };
+	static const size_t sizes[] = { 512, 512, 1024, 1024, 2048, 4096 };
+	size_t len, target, body = 0;
+	int i, n;
+
+	x->rng = seed;
+	x->argc = 0;
+	x->bytes = 0;
+	x->body = 0;
+	memcpy(x->data, "true", 5);
+	x->argv[x->argc++] = x->data;
+	x->bytes = 5;
+	switch (kind) {
+	case ARGS_SHORT:
+		for (n = xrnd(x, 4); n; n--)
+			add_small(x, 12);
+		break;
+	case ARGS_MIXED:
+		for (n = 1 + xrnd(x, 12); n; n--)
+			add_small(x, 24);
+		break;
+	case ARGS_LONG:
+		for (n = xrnd(x, 3); n; n--)
+			add_small(x, 16);
+		len = long_lens[xrnd(x, NOPS(long_lens))];
+		if (len == 7502)
+			len += xrnd(x, 2500);
+		else if (len == 15000)
+			len += xrnd(x, 15000);
+		add_arg(x, xrnd(x, 3) ? ARG_PLAIN : 1 + xrnd(x, ARG_EMPTY - 1), len);
+		for (n = xrnd(x, 2); n; n--)
+			add_small(x, 16);
+		break;
+	case ARGS_MANY:
+		target = 8192 + xrnd(x, 16384);
+		while (x->bytes < target &&
+		       add_arg(x, xrnd(x, 4) ? ARG_PLAIN : xrnd(x, ARG_NR), 4 + xrnd(x, 44)))
+			;
+		break;
+	case ARGS_SIZE:
+		/*
+		 * Short arguments up to a little below the target, then one
+		 * plain argument that makes the record that long: "argc=N",
+		 * then " aI=" and each value, quoted or in hex.
+		 */
+		target = sizes[xrnd(x, NOPS(sizes))] - 40 + xrnd(x, 48);
+		body = arg_cost(0, x->argv[0]);
+		while (body + 118 < target && add_small(x, 40))
+			body += arg_cost(x->argc - 1, x->argv[x->argc - 1]);
+		n = x->argc + 1;
+		len = target - body - 2 - snprintf(NULL, 0, "argc=%d a%d=", n, n - 1);
+		add_arg(x, ARG_PLAIN, len);
+		for (body = snprintf(NULL, 0, "argc=%d", x->argc), i = 0; i < x->argc; i++)
+			body += arg_cost(i, x->argv[i]);
+		x->body = body;
+		break;
+	}
+}
 
 static int gen_name(void)
 {
@@ -808,6 +1250,42 @@ static int gen_name(void)
 	return i;
 }
 
+static bool is_exec(int t)
+{
+	return t == T_EXEC_ARGV || t == T_EXEC_CWD || t == T_EXEC_NAME;
+}
+
+/* an exec step's program, its path and its arguments (@sub: in tty) */
+static void gen_exec(struct step *s, bool sub)
+{
+	static const int kinds[] = {
+		ARGS_MIXED, ARGS_LONG, ARGS_MANY, ARGS_SIZE, ARGS_SIZE,
+	};
+	/*
+	 * PATH records just over 512 and 1024 bytes (a quoted name of this
+	 * length, the record's other fields take about 180), about 2 KiB,
+	 * and names at PATH_MAX (4096 with the NUL)
+	 */
+	static const int pads[] = { 0, 0, 0, 340, 850, 2000, 4060 };
+
+	s->seed = audit_rand64(&rng_state);
+	switch (s->t) {
+	case T_EXEC_ARGV:
+		s->kind = sub ? ARGS_MIXED : PICK(kinds);
+		break;
+	case T_EXEC_CWD:
+		s->a = rnd(NOPS(exec_dirs));
+		s->b = rnd(NOPS(exec_rel));
+		break;
+	case T_EXEC_NAME:
+		s->a = rnd(NOPS(exec_names));
+		s->kind = PICK(pads);
+		if (s->kind)
+			s->kind += rnd(48);
+		break;
+	}
+}
+
 static void gen_step(struct step *s, bool top)
 {
 	memset(s, 0, sizeof(*s));
@@ -816,6 +1294,9 @@ static void gen_step(struct step *s, bool top)
 		s->t = T_FAIL_REMOVE;	/* one in 18 steps, not one in 39 */
 	else if (top && chance(10))	/* with T_NR's share: one in seven */
 		s->t = chance(60) ? T_LOGIN : T_CONFIG_SELF;
+	else if (top && chance(12))	/* one step in ten; 2/5 exec_argv */
+		s->t = PICK(((int[]){ T_EXEC_ARGV, T_EXEC_ARGV, T_EXEC_CWD,
+				      T_EXEC_NAME, T_TTY }));
 	else if (top && compat_ok && chance(8))
 		s->t = T_COMPAT;
 	/* one step in seven: a quarter delete all, a quarter one, half add */
@@ -834,6 +1315,8 @@ static void gen_step(struct step *s, bool top)
 		s->b = rnd(NOPS(uring_pool));
 	if (s->t == T_FAIL_REMOVE)
 		s->a = name_index(PICK(status_watched));
+	if (is_exec(s->t))
+		gen_exec(s, false);
 	if (s->t == T_AS_USER) {
 		struct step sub;
 
@@ -843,6 +1326,23 @@ static void gen_step(struct step *s, bool top)
 		s->sub_b = sub.b;
 		s->flags = sub.flags;
 	}
+	if (s->t == T_TTY) {
+		struct step sub = { .flags = s->flags };
+
+		/* mostly an exec: its execve() is what exec rules log */
+		if (chance(60)) {
+			sub.t = PICK(((int[]){ T_EXEC_ARGV, T_EXEC_CWD, T_EXEC_NAME }));
+			gen_exec(&sub, true);
+		} else {
+			gen_step(&sub, false);
+		}
+		s->sub = sub.t;
+		s->sub_a = sub.a;
+		s->sub_b = sub.b;
+		s->flags = sub.flags;
+		s->kind = sub.kind;
+		s->seed = sub.seed;
+	}
 }
 
 static void path_of(char *buf, size_t n, int idx, bool abs)
@@ -850,13 +1350,73 @@ static void path_of(char *buf, size_t n, int idx, bool abs)
 	snprintf(buf, n, "%s%s", abs ? ROOT "/" : "", names[idx]);
 }
 
+/* @s for a step's description: bytes outside printable ASCII as \xNN */
+static const char *escaped(const char *s, char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < n; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c > 0x7e || c == '\\')
+			o += snprintf(out + o, n - o, "\\x%02x", c);
+		else
+			out[o++] = c;
+	}
+	out[o] = 0;
+	return out;
+}
+
+static void describe_exec(char *buf, size_t n, const struct step *s)
+{
+	char a[64], b[64];
+
+	build_args(&xargs, s->t == T_EXEC_ARGV ? s->kind : ARGS_SHORT, s->seed);
+	switch (s->t) {
+	case T_EXEC_ARGV:
+		snprintf(buf, n, "exec_argv %s argc=%d bytes=%zu", args_names[s->kind],
+			 xargs.argc, xargs.bytes);
+		if (s->kind == ARGS_SIZE)
+			snprintf(buf + strlen(buf), n - strlen(buf), " record=%zu+header",
+				 xargs.body);
+		break;
+	case T_EXEC_CWD:
+		snprintf(buf, n, "exec_cwd cd %s; %s argc=%d",
+			 escaped(exec_dirs[s->a], a, sizeof(a)),
+			 escaped(exec_rel[s->b], b, sizeof(b)), xargs.argc);
+		break;
+	case T_EXEC_NAME:
+		snprintf(buf, n, "exec_name %s%s padded=%d argc=%d", s->abs ? ROOT "/" : "",
+			 escaped(exec_names[s->a], a, sizeof(a)), s->kind, xargs.argc);
+		break;
+	}
+}
+
 static void describe_step(char *buf, size_t n, const struct step *s)
 {
 	char a[64], b[64];
 
+	if (is_exec(s->t)) {
+		describe_exec(buf, n, s);
+		return;
+	}
+	if (s->t == T_TTY && is_exec(s->sub)) {
+		struct step e = { .t = s->sub, .a = s->sub_a, .b = s->sub_b,
+				  .abs = s->abs, .kind = s->kind, .seed = s->seed };
+
+		snprintf(buf, n, "tty: ");
+		describe_exec(buf + 5, n - 5, &e);
+		return;
+	}
 	path_of(a, sizeof(a), s->a, s->abs);
 	path_of(b, sizeof(b), s->b, s->abs);
 	switch (s->t) {
+	case T_TTY:
+		path_of(a, sizeof(a), s->sub_a, s->abs);
+		path_of(b, sizeof(b), s->sub_b, s->abs);
+		snprintf(buf, n, "tty: %s %s %s flags=%#x", t_names[s->sub], a, b,
+			 open_flags[s->flags]);
+		break;
 	case T_URING:
 		snprintf(buf, n, "io_uring %s %s %s flags=%#x",
 			 uring_pool[s->b].name, a, b, open_flags[s->flags]);
@@ -936,6 +1496,106 @@ static bool compat_runs(void)
 
 	return AUDIT_ARCH_COMPAT && !access(COMPAT_HELPER, X_OK) &&
 	       in_grandchild(gc_compat, &s) == 0;
+}
+
+static char *const no_env[] = { NULL };
+
+/* exec_argv: /bin/true (busybox) with the step's argument vector */
+static int gc_exec_argv(const struct step *s)
+{
+	build_args(&xargs, s->kind, s->seed);
+	syscall(SYS_execve, "/bin/true", xargs.argv, no_env);
+	return 127;
+}
+
+/*
+ * exec_cwd: a relative path from a directory of the scratch tree, whose
+ * name may need hex (CWD, PATH); a symlink to /bin/true or a hard link of
+ * the busybox copy, which gives its own comm= (the link's name) and exe=.
+ */
+static int gc_exec_cwd(const struct step *s)
+{
+	char d[64];
+
+	snprintf(d, sizeof(d), ROOT "/%s", exec_dirs[s->a]);
+	if (syscall(SYS_chdir, d))
+		return 2;
+	build_args(&xargs, ARGS_SHORT, s->seed);
+	syscall(SYS_execve, exec_rel[s->b], xargs.argv, no_env);
+	return 127;
+}
+
+/*
+ * exec_name: a hard link of the busybox copy whose name needs hex in comm=
+ * and exe=, or is longer than comm's 15 characters; sometimes padded with
+ * "./" to a long PATH name (one at PATH_MAX fails with ENAMETOOLONG).
+ */
+static int gc_exec_name(const struct step *s)
+{
+	static char path[PATH_MAX + 64];
+	const char *name = exec_names[s->a];
+	size_t n = 0;
+
+	if (s->abs)
+		n = snprintf(path, sizeof(path), ROOT "/");
+	while (n + strlen(name) + 2 < (size_t)s->kind) {
+		path[n++] = '.';
+		path[n++] = '/';
+	}
+	snprintf(path + n, sizeof(path) - n, "%s", name);
+	build_args(&xargs, ARGS_SHORT, s->seed);
+	syscall(SYS_execve, path, xargs.argv, no_env);
+	return 127;
+}
+
+static int gc_exec_step(const struct step *s);
+
+/*
+ * tty: a new session whose controlling terminal is a pseudo-terminal, then
+ * a step: its records show tty=pts<N> where all others show tty=(none).
+ * The slave is opened through its master (TIOCGPTPEER), which names no
+ * /dev/pts/<N> in a PATH record; transcripts renumber N all the same.
+ * Both stay open across an exec: closing the master hangs the terminal
+ * up, and SIGHUP would kill the exec'd program before it ran.
+ */
+static int gc_tty(const struct step *s)
+{
+	struct step e = { .t = s->sub, .a = s->sub_a, .b = s->sub_b,
+			  .flags = s->flags, .abs = s->abs, .kind = s->kind,
+			  .seed = s->seed };
+	int zero = 0, n;
+	long m, pt;
+
+	if (syscall(SYS_setsid) < 0)
+		return 2;
+	m = sys_open("/dev/ptmx", O_RDWR | O_NOCTTY, 0);
+	if (m < 0)
+		return 3;
+	/* unlockpt(), then the check that grantpt() makes */
+	if (syscall(SYS_ioctl, m, TIOCSPTLCK, &zero) ||
+	    syscall(SYS_ioctl, m, TIOCGPTN, &n))
+		return 4;
+	pt = syscall(SYS_ioctl, m, TIOCGPTPEER, O_RDWR | O_NOCTTY);
+	if (pt < 0)
+		return 5;
+	if (syscall(SYS_ioctl, pt, TIOCSCTTY, 0))
+		return 6;
+	if (is_exec(e.t))
+		return gc_exec_step(&e);
+	return run_op(e.t, e.a, e.b, e.flags, e.b, e.abs) & 0xff;
+}
+
+static int gc_exec_step(const struct step *s)
+{
+	switch (s->t) {
+	case T_EXEC_ARGV:
+		return gc_exec_argv(s);
+	case T_EXEC_CWD:
+		return gc_exec_cwd(s);
+	case T_EXEC_NAME:
+		return gc_exec_name(s);
+	}
+	return 126;
 }
 
 static int gc_seccomp(const struct step *s)
@@ -1356,6 +2016,10 @@ static void run_trace(const struct step *steps, int n, int go)
 			r = uring_op(s);
 		else if (s->t == T_AS_USER)
 			r = in_grandchild(gc_as_user, s);
+		else if (s->t == T_TTY)
+			r = in_grandchild(gc_tty, s);
+		else if (is_exec(s->t))
+			r = in_grandchild(gc_exec_step, s);
 		else
 			r = run_op(s->t, s->a, s->b, s->flags, s->b, s->abs);
 		snprintf(what, sizeof(what), "step%d", i);
@@ -1506,6 +2170,41 @@ static bool wait_spin(int i)
 	return true;
 }
 
+/*
+ * Wait until the traced task sleeps in its read() of the go pipe (@fd): a
+ * rule deleted while it waits there must be deleted after that read()
+ * began. The daemon sees the task's marker as soon as the task's sendto()
+ * queued it, and the task may not have reached the read() yet; whether its
+ * entry saw the rule would then depend on the scheduler. /proc/PID/syscall
+ * names a syscall only for a task that sleeps in one.
+ */
+static bool wait_in_read(pid_t pid, int fd)
+{
+	struct timespec t0;
+	char path[64], buf[256];
+	long nr;
+	unsigned long a0;
+	int f;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
+			return false;
+		n = read(f, buf, sizeof(buf) - 1);
+		close(f);
+		buf[n > 0 ? n : 0] = 0;
+		if (sscanf(buf, "%ld 0x%lx", &nr, &a0) == 2 && nr == SYS_read &&
+		    a0 == (unsigned long)fd)
+			return true;
+		if (audit_ms_since(&t0) > STEP_MS)
+			return false;
+		usleep(200);
+	}
+}
+
 /* while the task spins: change the rules as @s->spin says */
 static void spin_change(const struct step *s, struct gen_rule *rules,
 			bool *live, int *nrules, bool bare)
@@ -1538,7 +2237,7 @@ static void run_seed(unsigned long seed)
 	struct gen_rule rules[MAX_ALL_RULES];
 	bool live[MAX_ALL_RULES], c[COV_NR] = {}, touched = false, bare;
 	struct step steps[MAX_STEPS];
-	int nrules, nsteps, i, m, ok = 0, go[2], st, task_records = 0;
+	int nrules, nsteps, i, m, ok = 0, go[2], go_child, st, task_records = 0;
 	unsigned long compat0 = compat_records;
 	unsigned long long hash;
 	long r;
@@ -1553,6 +2252,9 @@ static void run_seed(unsigned long seed)
 	idmap_clear(&inodes);
 	idmap_clear(&serials);
 	idmap_clear(&sessions);
+	idmap_clear(&ttys);
+	memset(rc_seed, 0, sizeof(rc_seed));
+	execve_serial = 0;
 	make_tree();
 	audit_drain(&nl, 0);
 	audit_records_clear(&nl);
@@ -1583,6 +2285,7 @@ static void run_seed(unsigned long seed)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		run_trace(steps, nsteps, go[0]);
 	}
+	go_child = go[0];
 	close(go[0]);
 	m = wait_marker("start", &r);
 	if (m < 0) {
@@ -1599,8 +2302,13 @@ static void run_seed(unsigned long seed)
 
 		const struct step *s = &steps[i];
 
-		if (chance(15))
+		if (chance(15)) {
+			if (!wait_in_read(pid, go_child)) {
+				emit("step %d: the child does not wait for it", i);
+				harness_error = true;
+			}
 			delete_rule(rules, live, nrules);
+		}
 		describe_step(d, sizeof(d), s);
 		snprintf(what, sizeof(what), "step%d", i);
 		if (write(go[1], "g", 1) != 1 ||
@@ -1656,6 +2364,8 @@ static void run_seed(unsigned long seed)
 	cov_seeds++;
 	for (i = 0; i < COV_NR; i++)
 		cov[i] += c[i];
+	for (i = 0; i < RC_NR; i++)
+		rc_seeds[i] += rc_seed[i];
 
 	/*
 	 * The transcript is printed after the seed, not line by line while it
@@ -1685,6 +2395,66 @@ static void write_file(const char *path, const char *s)
 		fprintf(stderr, "audit-difftest: %s: %s\n", path, strerror(errno));
 		harness_error = true;
 	}
+}
+
+/* the busybox copy that the exec steps link to (BUSYBOX_COPY) */
+static void copy_busybox(void)
+{
+	int in = open(BUSYBOX, O_RDONLY | O_CLOEXEC), out = -1;
+	char buf[65536];
+	ssize_t n = -1;
+
+	if (in >= 0)
+		out = open(BUSYBOX_COPY, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			n = -1;
+			break;
+		}
+	if (n < 0) {
+		fprintf(stderr, "audit-difftest: copying %s: %s\n", BUSYBOX, strerror(errno));
+		harness_error = true;
+	}
+	if (in >= 0)
+		close(in);
+	/* closed before any exec of it (ETXTBSY) */
+	if (out >= 0 && close(out))
+		harness_error = true;
+}
+
+/*
+ * The tty step opens /dev/ptmx, which needs a devpts instance at /dev/pts
+ * beside it, and the guest's init mounts only devtmpfs on /dev: mount one
+ * when there is none (each devpts mount is an instance of its own, whose
+ * terminals count from 0), and unmount it at the end.
+ */
+static bool devpts_mounted, devpts_dir_made;
+
+static void mount_devpts(void)
+{
+	struct statfs sf;
+
+	if (!statfs("/dev/pts", &sf) && sf.f_type == DEVPTS_SUPER_MAGIC)
+		return;
+	devpts_dir_made = !mkdir("/dev/pts", 0755);
+	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+		  "mode=0620,ptmxmode=0666")) {
+		fprintf(stderr, "audit-difftest: mounting devpts on /dev/pts: %s\n",
+			strerror(errno));
+		harness_error = true;
+		return;
+	}
+	devpts_mounted = true;
+}
+
+static void cleanup(void)
+{
+	nftw(ROOT, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	unlink(BUSYBOX_COPY);
+	if (devpts_mounted && umount("/dev/pts"))
+		harness_error = true;
+	if (devpts_dir_made)
+		rmdir("/dev/pts");
 }
 
 int main(int argc, char **argv)
@@ -1775,6 +2545,8 @@ int main(int argc, char **argv)
 		perror("audit-difftest: mmap");
 		return 1;
 	}
+	copy_busybox();
+	mount_devpts();
 	ret = audit_register(&nl);
 	if (ret) {
 		fprintf(stderr, "audit-difftest: cannot become the audit daemon: %s\n",
@@ -1811,10 +2583,13 @@ int main(int argc, char **argv)
 	printf("DIFFTEST-COVERAGE seeds %lu:", cov_seeds);
 	for (i = 0; i < COV_NR; i++)
 		printf(" %s=%lu", cov_names[i], cov[i]);
+	for (i = 0; i < RC_NR; i++)
+		printf(" %s=%lu", rc_names[i], rc_seeds[i]);
 	printf("\n");
 	for (i = 0; i < 64 && seen[i].type; i++)
 		printf("DIFFTEST-COVERAGE %s %lu\n", type_name(seen[i].type), seen[i].n);
 	audit_set_status(&nl, AUDIT_STATUS_PID, 0, 0);
+	cleanup();
 	if (harness_error)
 		printf("DIFFTEST-ERROR the harness failed (see the transcript)\n");
 	return harness_error;
