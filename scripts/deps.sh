@@ -7,7 +7,8 @@ set -eu
 PKGS="qemu-system-x86 qemu-utils quilt sparse coccinelle busybox-static liburing-dev
 flex bison bc libelf-dev libssl-dev ccache cpio xz-utils gnuplot-nox git make gcc
 libc6-dev perl python3 python3-ply python3-git git-email libmailtools-perl dpkg-dev kmod rsync file
-gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm"
+gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm
+libc6-dev-arm64-cross libc6-dev-riscv64-cross libc6-dev-armhf-cross"
 
 missing=
 for p in $PKGS; do
