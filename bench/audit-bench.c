@@ -5,11 +5,14 @@
  * CLOCK_MONOTONIC advances one ns per guest instruction, so the ns/op this
  * prints are guest instructions per operation.
  *
- *   audit-bench [-n iterations] [-r repetitions] [-u opcode] [-d] workload...
+ *   audit-bench [-n iterations] [-r repetitions] [-u opcode] [-d|-s] workload...
  *
  * -u adds an io_uring-list rule ("always" for io_uring opcode @opcode) over
  * the audit netlink socket first; auditctl in Debian 12 cannot add one.
  * -d starts a reader that becomes the audit daemon and discards records.
+ * -s starts a stalled one instead: it registers as the audit daemon with
+ * the default receive buffer and reads nothing while a repetition runs;
+ * after each, it reports what its socket holds, then empties it.
  *
  * Workloads: getpid, getppid (audited by the "match" rule set), getpid_tree
  * (getpid after one stat of /tmp/audit-bench/0, the directory of a dir= rule
@@ -29,6 +32,8 @@
  *   BENCH <workload> rep=<r> iters=<n> ns_per_op=<x.y>
  * and with -d, from the kernel's audit status before and after:
  *   AUDITSTAT <workload> rep=<r> lost=<records lost> backlog_wait_time_actual=<ms>
+ * and with -s, what the stalled daemon's socket held at the end:
+ *   QUEUED <workload> rep=<r> records=<n> rmem_alloc=<bytes> rcvbuf=<bytes>
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +41,7 @@
 #include <liburing.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +55,8 @@
 static long iters = 20000;
 static char buf[512];
 static int zero_fd = -1, null_fd = -1;
-static int reader_started;	/* -d */
+static int reader_started;	/* -d or -s */
+static int stall_cmd = -1, stall_rep = -1;	/* -s: the pipes to the reader */
 static struct io_uring ring, sqpoll_ring;
 
 static void die(const char *what, int err)
@@ -303,12 +310,51 @@ static void add_uring_rule(int op)
 	printf("RULES io_uring opcode %d loaded=1\n", op);
 }
 
+/* what a stalled reader's socket holds, as the parent prints it */
+struct queued {
+	unsigned int records, rmem_alloc, rcvbuf;
+};
+
+/*
+ * -s: the reader waits for a command from the parent instead of reading.
+ * On each, it reports what its receive queue holds and empties it.
+ */
+static void stalled_reader(int fd, int cmd, int rep)
+{
+	static char rbuf[16384];
+	struct queued q;
+	__u32 mi[SK_MEMINFO_VARS];
+	socklen_t len;
+	char c;
+
+	while (read(cmd, &c, 1) == 1) {
+		memset(&q, 0, sizeof(q));
+		len = sizeof(mi);
+		if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &len))
+			_exit(1);
+		q.rmem_alloc = mi[SK_MEMINFO_RMEM_ALLOC];
+		q.rcvbuf = mi[SK_MEMINFO_RCVBUF];
+		for (;;) {
+			if (recv(fd, rbuf, sizeof(rbuf), MSG_DONTWAIT) >= 0)
+				q.records++;
+			else if (errno == EAGAIN)
+				break;
+			else if (errno != EINTR && errno != ENOBUFS)
+				_exit(1);
+		}
+		if (write(rep, &q, sizeof(q)) != sizeof(q))
+			_exit(1);
+	}
+	_exit(0);
+}
+
 /*
  * -d: fork a reader that registers as the audit daemon and discards what it
  * receives, so that records of matching syscalls are delivered as they are
- * on a real system rather than printed on the console.
+ * on a real system rather than printed on the console. -s (stalled): the
+ * same daemon, with the default receive buffer, reading only when asked.
  */
-static void start_audit_reader(void)
+static void start_audit_reader(int stalled)
 {
 	struct {
 		struct nlmsghdr h;
@@ -321,12 +367,14 @@ static void start_audit_reader(void)
 		.s.enabled = 1,
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int ready[2], fd, rcvbuf = 4 << 20;
+	int ready[2], cmd[2], rep[2], fd, rcvbuf = 4 << 20;
 	static char rbuf[16384];
 	pid_t pid;
 	char c;
 
-	if (pipe(ready))
+	if (reader_started)
+		die("-d and -s: one reader", EINVAL);
+	if (pipe(ready) || pipe(cmd) || pipe(rep))
 		die("pipe", errno);
 	pid = fork();
 	if (pid < 0)
@@ -336,14 +384,25 @@ static void start_audit_reader(void)
 		if (read(ready[0], &c, 1) != 1 || c != 'y')
 			die("audit reader", EPROTO);
 		close(ready[0]);
-		printf("READER pid=%d registered as the audit daemon\n", pid);
+		close(cmd[0]);
+		close(rep[1]);
+		if (stalled) {
+			stall_cmd = cmd[1];
+			stall_rep = rep[0];
+		}
+		printf("READER pid=%d registered as the audit daemon%s\n", pid,
+		       stalled ? ", stalled" : "");
 		reader_started = 1;
 		return;
 	}
+	close(cmd[1]);
+	close(rep[0]);
 	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
 	if (fd < 0)
 		_exit(1);
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	if (!stalled)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+			   sizeof(rcvbuf));
 	req.s.pid = getpid();
 	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		_exit(1);
@@ -351,6 +410,8 @@ static void start_audit_reader(void)
 	if (write(ready[1], &c, 1) != 1)
 		_exit(1);
 	close(ready[1]);
+	if (stalled)
+		stalled_reader(fd, cmd[0], rep[1]);
 	for (;;)
 		if (recv(fd, rbuf, sizeof(rbuf), 0) < 0 && errno != EINTR &&
 		    errno != ENOBUFS)
@@ -444,14 +505,15 @@ int main(int argc, char **argv)
 	/* a long path with a tab: the EXECVE record has it in hex */
 	memset(long_arg, 'x', sizeof(long_arg) - 1);
 	memcpy(long_arg, long_pfx, sizeof(long_pfx) - 1);
-	while ((opt = getopt(argc, argv, "dn:r:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "dsn:r:u:")) != -1) {
 		switch (opt) {
 		case 'n': iters = atol(optarg); break;
 		case 'r': reps = atoi(optarg); break;
 		case 'u': add_uring_rule(atoi(optarg)); break;
-		case 'd': start_audit_reader(); break;
+		case 'd': start_audit_reader(0); break;
+		case 's': start_audit_reader(1); break;
 		default:
-			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] [-d] workload...\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] [-d|-s] workload...\n", argv[0]);
 			return 2;
 		}
 	}
@@ -527,12 +589,37 @@ int main(int argc, char **argv)
 			t1 = now_ns();
 			printf("BENCH %s rep=%d iters=%ld ns_per_op=%.1f\n",
 			       w->name, r, n * w->per, (t1 - t0) / (n * w->per));
+			/*
+			 * A stalled daemon: let kauditd finish with what the
+			 * loop left queued (its queue empty, no record lost
+			 * for 100 ms) before taking the counts.
+			 */
+			if (stall_cmd >= 0) {
+				unsigned int lost;
+
+				audit_status_get(&s1);
+				do {
+					lost = s1.lost;
+					usleep(100000);
+					audit_status_get(&s1);
+				} while (s1.lost != lost || s1.backlog);
+			}
 			if (reader_started) {
 				audit_status_get(&s1);
 				printf("AUDITSTAT %s rep=%d lost=%u backlog_wait_time_actual=%u\n",
 				       w->name, r, s1.lost - s0.lost,
 				       s1.backlog_wait_time_actual -
 				       s0.backlog_wait_time_actual);
+			}
+			if (stall_cmd >= 0) {
+				struct queued q;
+
+				if (write(stall_cmd, "q", 1) != 1 ||
+				    read(stall_rep, &q, sizeof(q)) != sizeof(q))
+					die("stalled reader", EPIPE);
+				printf("QUEUED %s rep=%d records=%u rmem_alloc=%u rcvbuf=%u\n",
+				       w->name, r, q.records, q.rmem_alloc,
+				       q.rcvbuf);
 			}
 			fflush(stdout);
 		}

@@ -14,6 +14,9 @@
 # ARCH=arm64: arm64 kernels and guests (qemu-system-aarch64 -M virt), in
 # build/bench/BASE-arm64.*; rule files lose the syscalls arm64 does not
 # have (scripts/initramfs.sh).
+# With "match" in CONFIGS, one more boot per kernel measures what a daemon
+# that stops reading holds in its socket (audit-bench -s, getppid and
+# openwatch, STALL_ITERS of each): build/bench/BASE-stalled.csv.
 # CONFIGS= and WORKLOADS= choose; REF=pN compares against the first N patches
 # of the series instead of the base (to measure one patch: REF=p2 on 6.1
 # is the base plus the two backports).
@@ -83,6 +86,29 @@ for c in $CONFIGS; do
 			printf "%s,%s,%s,%s,%s,%s,%s\n", b, v, c, $2, r[2], l[2], w[2] }' >> "$out/$name-auditstat.csv"
 	done
 done
+
+# A daemon that stops reading: what its socket holds with the default
+# receive buffer, and the records lost once kauditd's retry queue is full.
+stalled=$out/$name-stalled.csv
+rm -f "$stalled"
+case " $CONFIGS " in *" match "*)
+	echo "base,variant,workload,rep,records,rmem_alloc,rcvbuf,lost" > "$stalled"
+	for v in $REF patched; do
+		log=$LOGS/$BASE-$v${SUFFIX:-}-bench-stalled.log
+		info "bench $BASE/$v match, stalled daemon"
+		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
+			$(bench_cfg_args match) harness.settle=$SETTLE \
+			"harness.bench=-s+-n+${STALL_ITERS:-1000}+-r+$REPS+getppid+openwatch" ||
+			die "bench run $BASE/$v match with a stalled daemon failed (console: ${log#$TOP/})"
+		grep -aE "^(QUEUED|AUDITSTAT) " "$log" | awk -v b="$BASE" -v v="$v" '
+			{ for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+			/^AUDITSTAT/ { lost[$2, f["rep"]] = f["lost"] }
+			/^QUEUED/ { printf "%s,%s,%s,%s,%s,%s,%s,%s\n", b, v, $2, f["rep"],
+				f["records"], f["rmem_alloc"], f["rcvbuf"], lost[$2, f["rep"]] }' >> "$stalled"
+		[ "$(grep -c ",$v," "$stalled")" -gt 0 ] ||
+			die "bench $BASE/$v: no QUEUED lines from the stalled daemon (console: ${log#$TOP/})"
+	done
+esac
 
 
 # Wall-clock ns/op: secondary and noisy, and only meaningful under KVM, so
@@ -181,6 +207,25 @@ if rec:
         for w in par:
             t = {v: 1e9 / med((w, "match", v))[0] for v in (REF, "patched")}
             out.append(f"  {w:<10} {t[REF]:>10.0f} {t['patched']:>10.0f} {t['patched'] / t[REF]:>12.3f}")
+# A daemon that stops reading (audit-bench -s): what its socket holds
+stalled = sys.argv[1].replace(".csv", "-stalled.csv")
+if os.path.exists(stalled):
+    sd = {}
+    for r in csv.DictReader(open(stalled)):
+        sd.setdefault((r["workload"], r["variant"]), []).append(r)
+    out.append("\na daemon that stops reading: records its socket holds (default receive buffer),"
+               "\nbytes charged for them, records lost in all reps (the retry queue full)")
+    out.append(f"  {'workload':<10} {'rcvbuf':>7} {'records ' + REF:>13} {'patched':>8}"
+               f" {'bytes ' + REF:>11} {'patched':>8} {'lost ' + REF:>10} {'patched':>8}")
+    for w in dict.fromkeys(k[0] for k in sd):
+        g = {v: sd.get((w, v), []) for v in (REF, "patched")}
+        if not all(g.values()):
+            continue
+        m = {v: (statistics.median(int(r["records"]) for r in g[v]),
+                 statistics.median(int(r["rmem_alloc"]) for r in g[v]),
+                 sum(int(r["lost"] or 0) for r in g[v])) for v in g}
+        out.append(f"  {w:<10} {g[REF][0]['rcvbuf']:>7} {m[REF][0]:>13.0f} {m['patched'][0]:>8.0f}"
+                   f" {m[REF][1]:>11.0f} {m['patched'][1]:>8.0f} {m[REF][2]:>10} {m['patched'][2]:>8}")
 wall = sys.argv[1].replace(".csv", "-wall.csv")
 if os.path.exists(wall):
     wd = {}
