@@ -315,13 +315,14 @@ struct queued {
 	unsigned int records, rmem_alloc, rcvbuf;
 };
 
+static char reader_buf[16384];
+
 /*
  * -s: the reader waits for a command from the parent instead of reading.
  * On each, it reports what its receive queue holds and empties it.
  */
 static void stalled_reader(int fd, int cmd, int rep)
 {
-	static char rbuf[16384];
 	struct queued q;
 	__u32 mi[SK_MEMINFO_VARS];
 	socklen_t len;
@@ -335,7 +336,8 @@ static void stalled_reader(int fd, int cmd, int rep)
 		q.rmem_alloc = mi[SK_MEMINFO_RMEM_ALLOC];
 		q.rcvbuf = mi[SK_MEMINFO_RCVBUF];
 		for (;;) {
-			if (recv(fd, rbuf, sizeof(rbuf), MSG_DONTWAIT) >= 0)
+			if (recv(fd, reader_buf, sizeof(reader_buf),
+				 MSG_DONTWAIT) >= 0)
 				q.records++;
 			else if (errno == EAGAIN)
 				break;
@@ -367,14 +369,15 @@ static void start_audit_reader(int stalled)
 		.s.enabled = 1,
 	};
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int ready[2], cmd[2], rep[2], fd, rcvbuf = 4 << 20;
-	static char rbuf[16384];
+	int ready[2], cmd[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	int fd, rcvbuf = 4 << 20;
+	struct nlmsghdr *ack = (void *)reader_buf;
 	pid_t pid;
 	char c;
 
 	if (reader_started)
 		die("-d and -s: one reader", EINVAL);
-	if (pipe(ready) || pipe(cmd) || pipe(rep))
+	if (pipe(ready) || (stalled && (pipe(cmd) || pipe(rep))))
 		die("pipe", errno);
 	pid = fork();
 	if (pid < 0)
@@ -384,9 +387,9 @@ static void start_audit_reader(int stalled)
 		if (read(ready[0], &c, 1) != 1 || c != 'y')
 			die("audit reader", EPROTO);
 		close(ready[0]);
-		close(cmd[0]);
-		close(rep[1]);
 		if (stalled) {
+			close(cmd[0]);
+			close(rep[1]);
 			stall_cmd = cmd[1];
 			stall_rep = rep[0];
 		}
@@ -395,8 +398,10 @@ static void start_audit_reader(int stalled)
 		reader_started = 1;
 		return;
 	}
-	close(cmd[1]);
-	close(rep[0]);
+	if (stalled) {
+		close(cmd[1]);
+		close(rep[0]);
+	}
 	fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
 	if (fd < 0)
 		_exit(1);
@@ -406,6 +411,11 @@ static void start_audit_reader(int stalled)
 	req.s.pid = getpid();
 	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		_exit(1);
+	/* the kernel's answer comes first: registered, or not */
+	if (recv(fd, reader_buf, sizeof(reader_buf), 0) < (ssize_t)NLMSG_HDRLEN ||
+	    ack->nlmsg_type != NLMSG_ERROR ||
+	    ((struct nlmsgerr *)NLMSG_DATA(ack))->error)
+		_exit(1);
 	c = 'y';
 	if (write(ready[1], &c, 1) != 1)
 		_exit(1);
@@ -413,8 +423,8 @@ static void start_audit_reader(int stalled)
 	if (stalled)
 		stalled_reader(fd, cmd[0], rep[1]);
 	for (;;)
-		if (recv(fd, rbuf, sizeof(rbuf), 0) < 0 && errno != EINTR &&
-		    errno != ENOBUFS)
+		if (recv(fd, reader_buf, sizeof(reader_buf), 0) < 0 &&
+		    errno != EINTR && errno != ENOBUFS)
 			_exit(0);
 }
 
@@ -491,6 +501,33 @@ static double now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * -s: wait until kauditd has dealt with what the workload queued (its
+ * queue empty and no record lost for 100 ms; at most ten guest seconds),
+ * then have the reader count what its socket holds and empty it.
+ */
+static void stall_settle(struct audit_status *st)
+{
+	unsigned int lost;
+	int tries = 100;
+
+	audit_status_get(st);
+	do {
+		lost = st->lost;
+		usleep(100000);
+		audit_status_get(st);
+	} while ((st->lost != lost || st->backlog) && --tries);
+	if (!tries)
+		fprintf(stderr, "audit-bench: kauditd still busy after 10 s\n");
+}
+
+static void stall_drain(struct queued *q)
+{
+	if (write(stall_cmd, "q", 1) != 1 ||
+	    read(stall_rep, q, sizeof(*q)) != sizeof(*q))
+		die("stalled reader", EPIPE);
 }
 
 int main(int argc, char **argv)
@@ -575,6 +612,13 @@ int main(int argc, char **argv)
 			n = 10;
 		for (j = 0; j < n / 10; j++)	/* warm up */
 			w->fn();
+		if (stall_cmd >= 0) {		/* from an empty socket */
+			struct audit_status st;
+			struct queued q;
+
+			stall_settle(&st);
+			stall_drain(&q);
+		}
 		for (r = 0; r < reps; r++) {
 			double t0 = now_ns(), t1;
 			struct audit_status s0, s1;
@@ -589,21 +633,8 @@ int main(int argc, char **argv)
 			t1 = now_ns();
 			printf("BENCH %s rep=%d iters=%ld ns_per_op=%.1f\n",
 			       w->name, r, n * w->per, (t1 - t0) / (n * w->per));
-			/*
-			 * A stalled daemon: let kauditd finish with what the
-			 * loop left queued (its queue empty, no record lost
-			 * for 100 ms) before taking the counts.
-			 */
-			if (stall_cmd >= 0) {
-				unsigned int lost;
-
-				audit_status_get(&s1);
-				do {
-					lost = s1.lost;
-					usleep(100000);
-					audit_status_get(&s1);
-				} while (s1.lost != lost || s1.backlog);
-			}
+			if (stall_cmd >= 0)
+				stall_settle(&s1);
 			if (reader_started) {
 				audit_status_get(&s1);
 				printf("AUDITSTAT %s rep=%d lost=%u backlog_wait_time_actual=%u\n",
@@ -614,12 +645,11 @@ int main(int argc, char **argv)
 			if (stall_cmd >= 0) {
 				struct queued q;
 
-				if (write(stall_cmd, "q", 1) != 1 ||
-				    read(stall_rep, &q, sizeof(q)) != sizeof(q))
-					die("stalled reader", EPIPE);
-				printf("QUEUED %s rep=%d records=%u rmem_alloc=%u rcvbuf=%u\n",
-				       w->name, r, q.records, q.rmem_alloc,
-				       q.rcvbuf);
+				stall_drain(&q);
+				printf("QUEUED %s rep=%d records=%u ", w->name,
+				       r, q.records);
+				printf("rmem_alloc=%u rcvbuf=%u\n",
+				       q.rmem_alloc, q.rcvbuf);
 			}
 			fflush(stdout);
 		}

@@ -15,8 +15,8 @@
 # build/bench/BASE-arm64.*; rule files lose the syscalls arm64 does not
 # have (scripts/initramfs.sh).
 # With "match" in CONFIGS, one more boot per kernel measures what a daemon
-# that stops reading holds in its socket (audit-bench -s, getppid and
-# openwatch, STALL_ITERS of each): build/bench/BASE-stalled.csv.
+# that stops reading holds in its socket (audit-bench -s: STALL_ITERS
+# getppid, a quarter as many opens): build/bench/BASE-stalled.csv.
 # CONFIGS= and WORKLOADS= choose; REF=pN compares against the first N patches
 # of the series instead of the base (to measure one patch: REF=p2 on 6.1
 # is the base plus the two backports).
@@ -105,8 +105,8 @@ case " $CONFIGS " in *" match "*)
 			/^AUDITSTAT/ { lost[$2, f["rep"]] = f["lost"] }
 			/^QUEUED/ { printf "%s,%s,%s,%s,%s,%s,%s,%s\n", b, v, $2, f["rep"],
 				f["records"], f["rmem_alloc"], f["rcvbuf"], lost[$2, f["rep"]] }' >> "$stalled"
-		[ "$(grep -c ",$v," "$stalled")" -gt 0 ] ||
-			die "bench $BASE/$v: no QUEUED lines from the stalled daemon (console: ${log#$TOP/})"
+		[ "$(grep -c "^$BASE,$v," "$stalled")" = $((2 * REPS)) ] ||
+			die "bench $BASE/$v: not $((2 * REPS)) QUEUED lines from the stalled daemon (console: ${log#$TOP/})"
 	done
 esac
 
@@ -213,8 +213,8 @@ if os.path.exists(stalled):
     sd = {}
     for r in csv.DictReader(open(stalled)):
         sd.setdefault((r["workload"], r["variant"]), []).append(r)
-    out.append("\na daemon that stops reading: records its socket holds (default receive buffer),"
-               "\nbytes charged for them, records lost in all reps (the retry queue full)")
+    out.append("\na daemon that stops reading: records its socket holds (default receive buffer)"
+               "\nand bytes charged for them (medians), records lost per rep (mean)")
     out.append(f"  {'workload':<10} {'rcvbuf':>7} {'records ' + REF:>13} {'patched':>8}"
                f" {'bytes ' + REF:>11} {'patched':>8} {'lost ' + REF:>10} {'patched':>8}")
     for w in dict.fromkeys(k[0] for k in sd):
@@ -223,9 +223,9 @@ if os.path.exists(stalled):
             continue
         m = {v: (statistics.median(int(r["records"]) for r in g[v]),
                  statistics.median(int(r["rmem_alloc"]) for r in g[v]),
-                 sum(int(r["lost"] or 0) for r in g[v])) for v in g}
+                 statistics.mean(int(r["lost"] or 0) for r in g[v])) for v in g}
         out.append(f"  {w:<10} {g[REF][0]['rcvbuf']:>7} {m[REF][0]:>13.0f} {m['patched'][0]:>8.0f}"
-                   f" {m[REF][1]:>11.0f} {m['patched'][1]:>8.0f} {m[REF][2]:>10} {m['patched'][2]:>8}")
+                   f" {m[REF][1]:>11.0f} {m['patched'][1]:>8.0f} {m[REF][2]:>10.0f} {m['patched'][2]:>8.0f}")
 wall = sys.argv[1].replace(".csv", "-wall.csv")
 if os.path.exists(wall):
     wd = {}
