@@ -4,13 +4,17 @@
 #
 #   make                 = make bench
 #   make test            mainline: selftests and difftest, base and patched,
-#                        the mutants, then the patched arm64 kernel's
-#                        selftests (BACKPORTS=1: and the patched 6.12 and
-#                        6.1 kernels' selftests; ARCH=arm64: all of it on
-#                        arm64 but the mutants; ARCH=x86_64: x86_64 alone)
-#   make test-all        the full matrix: every base as mainline above, and
-#                        mainline on arm64 in full (BASES=6.12: one base in
-#                        full; DEBUG=1: KASAN/lockdep)
+#                        the mutants, then the same kernels with SELinux
+#                        and a policy loaded (the LSM variant: selftests
+#                        and difftest, base and patched) (BACKPORTS=1: and
+#                        the patched 6.12 and 6.1 kernels' selftests;
+#                        ARCH=arm64: all of it on arm64 but the mutants;
+#                        ARCH=x86_64: the first part alone; LSM=1: the
+#                        LSM variant alone)
+#   make test-all        the full matrix: every base as mainline above, the
+#                        LSM variant, and on debug kernels, and mainline on
+#                        arm64 in full (BASES=6.12: one base in full;
+#                        DEBUG=1: KASAN/lockdep)
 #   make bench           base vs patched, instructions/op, table and plot
 #                        (O2=1, CONFIG=distro, ARCH=arm64)
 #   make difftest        base vs patched: the same random rules and syscalls
@@ -63,14 +67,18 @@ boot: kernel initramfs
 	@$(S)/qemu-run.sh $(BASE) $(VARIANT) $(RUN) $(ARGS)
 
 # BASES= names the bases to test in full; TESTS= a subset of the selftests
-# ARCH= names one architecture; without it, make test also boots the
-# patched arm64 kernel with the selftests and what they leave behind
+# ARCH= names one architecture; without it (and without LSM=), make test
+# also runs the LSM variant of the primary base (selftests and difftest,
+# base and patched; its mutants are the first part's)
+LSM_STAGE = BACKPORTS=0 MUTANTS= SELFTEST_MUTANTS= HYGIENE=0 LSM=1 $(S)/test.sh
 test: deps
-	@$(S)/test.sh
-	@[ -n "$(ARCH)" ] || ARCH=arm64 BACKPORTS=0 VARIANTS=patched DIFFTEST=0 $(S)/test.sh
+	@[ "$(LSM)" = 1 ] || $(S)/test.sh
+	@[ -n "$(ARCH)" ] && [ "$(LSM)" != 1 ] || $(LSM_STAGE)
 
 test-all: deps
 	@BASES=all $(S)/test.sh
+	@$(LSM_STAGE)
+	@DEBUG=1 $(LSM_STAGE)
 	@[ -n "$(ARCH)" ] || ARCH=arm64 $(S)/test.sh
 
 bench: deps

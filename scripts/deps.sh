@@ -4,7 +4,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-PKGS="qemu-system-x86 qemu-utils quilt sparse coccinelle busybox-static liburing-dev
+PKGS="qemu-system-x86 qemu-utils quilt sparse coccinelle checkpolicy busybox-static liburing-dev
 flex bison bc libelf-dev libssl-dev ccache cpio xz-utils gnuplot-nox git make gcc
 libc6-dev perl python3 python3-ply python3-git git-email libmailtools-perl dpkg-dev kmod rsync file
 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm

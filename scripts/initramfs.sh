@@ -136,6 +136,10 @@ if [ -f "$ST/compat_helper" ]; then
 	cp "$ST/compat_helper" "$STAGE/difftest/"
 fi
 echo "$tests" > "$STAGE/kselftest/audit/list"
+# the SELinux policy that guest/init loads on a kernel with SELinux
+"$TOP/scripts/selinux-policy.sh" "$BASE" || die "$BASE: no SELinux test policy"
+mkdir -p "$STAGE/etc/selinux"
+cp "$BDIR/selinux/policy" "$STAGE/etc/selinux/harness.policy"
 echo "$BASE" > "$STAGE/etc/harness-base"
 
 # dynamic binaries and the libraries they need (their DT_NEEDED entries,

@@ -162,6 +162,14 @@ open(path, "w").write(s)
 PY
 	to=$(gm --no-l "$dir"/0*.patch)
 	cc=$(gm "--no-m --no-r" "$dir"/0*.patch)
+	# covers/NAME.also: files of the tree whose maintainers and lists must
+	# see the submission too (a change of what another subsystem records)
+	also=$PATCHDIR/covers/$sname.also
+	if [ -f "$also" ]; then
+		files=$(grep -v '^#' "$also" | grep .)
+		to=$( (echo "$to"; gm "--no-l -f" $files) | tr ',' '\n' | grep . | awk '!seen[$0]++' | paste -sd, -)
+		cc=$( (echo "$cc"; gm "--no-m --no-r -f" $files) | tr ',' '\n' | grep . | awk '!seen[$0]++' | paste -sd, -)
+	fi
 	echo
 	echo "$i. $sname: $n patch(es)${after_text:+, after ${after//,/, }}"
 	send_cmd "$dir" "$to" "$cc"

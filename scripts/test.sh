@@ -59,6 +59,17 @@ if [ "${DEBUG:-0}" = 1 ]; then
 	# KASAN and lockdep make the guest several times slower under TCG
 	export TIMEOUT=${TIMEOUT:-3000}
 fi
+# LSM=1: the LSM variant (Kconfig/lsm.config: SELinux, with the policy
+# guest/init loads), built in build/BASE/VARIANT-lsm; the expected failures
+# of its base kernel are those of patches/BASE/base-xfail and base-xfail-lsm
+if [ "${LSM:-0}" = 1 ]; then
+	SUFFIX=${SUFFIX:-}
+	export SUFFIX=${SUFFIX%"$ASUF"}-lsm$ASUF
+	export FRAGMENTS="Kconfig/lsm.config ${FRAGMENTS:-}"
+fi
+# programs that run in a boot of their own on every kernel (kauditd_test
+# sets the failure mode to panic, and counts records the kernel loses)
+OWN_BOOT=${OWN_BOOT-kauditd_test}
 S=${SUFFIX:-}
 FULL_VARIANTS=$VARIANTS
 start=$(date +%s)
@@ -94,10 +105,14 @@ for b in $BASES; do
 		case "$v" in base) k=0 ;; p[0-9]*) k=${v#p} ;; esac
 		if [ -n "$k" ] && [ -f "$PATCHDIR/base-xfail" ]; then
 			xfail=$BUILD/xfail-$b-$v$S
+			xfiles=$PATCHDIR/base-xfail
+			[ "${LSM:-0}" = 1 ] && [ -f "$PATCHDIR/base-xfail-lsm" ] &&
+				xfiles="$xfiles $PATCHDIR/base-xfail-lsm"
+			# shellcheck disable=SC2086
 			awk -v k="$k" '!/^#/ && NF {
 				n = 1000
 				for (i = 2; i <= NF; i++) if ($i ~ /^fixed-by=/) n = substr($i, 10) + 0
-				if (n > k) print }' "$PATCHDIR/base-xfail" > "$xfail"
+				if (n > k) print }' $xfiles > "$xfail"
 			crash=$(awk '$2 == "crash" { print $1 }' "$xfail")
 			alone=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "alone" || $i == "warns") { print $1; break } }' "$xfail")
 			warns=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "warns") print $1 }' "$xfail")
@@ -108,8 +123,8 @@ for b in $BASES; do
 			[ "$boot" = default ] && boot=
 			# a program that crashes this kernel, or leaves it in a
 			# state that fails other programs, gets a boot of its own
-			if [ -z "$boot" ] && [ -n "$crash$alone" ]; then
-				progs=$(for p in $all; do case " $(echo $crash $alone) " in *" $p "*) ;; *) echo "$p" ;; esac; done)
+			if [ -z "$boot" ] && [ -n "$crash$alone$OWN_BOOT" ]; then
+				progs=$(for p in $all; do case " $(echo $crash $alone $OWN_BOOT) " in *" $p "*) ;; *) echo "$p" ;; esac; done)
 			fi
 			if [ "$boot" = crash ]; then
 				[ -n "$crash" ] || continue
@@ -165,6 +180,7 @@ for b in $BASES; do
 		never-task|audit=1 audit_never_task=1|never_task_test
 		crash||
 		$(for p in $alone; do echo "alone-$p||$p"; done)
+		$(for p in $OWN_BOOT; do case " $(echo $crash $alone) " in *" $p "*) ;; *) echo "own-$p||$p" ;; esac; done)
 		BOOTS
 		# what the selftests leave behind (guest/init, harness.run=hygiene):
 		# once, on the patched kernel

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Audit selftests on a kernel with SELinux and a policy loaded.
+ *
+ * Rules that name an LSM field (subj_type= and the like) are copied each
+ * time the LSM loads a policy (audit_update_lsm_rules()). A rule whose copy
+ * fails is dropped; a directory rule (dir=) must then go from its tree as
+ * well, or the tree's removal later reaches the freed rule. An exe= field
+ * makes the copy fail when the directory of the executable's path no
+ * longer resolves: the tests rename the directory above it and load the
+ * policy again, the one the kernel has (/sys/fs/selinux/policy), which
+ * changes nothing else.
+ *
+ * The tests skip without SELinux, without a policy loaded, when the
+ * failure mode is panic (a failed copy calls audit_panic()), or without
+ * root. They need a kernel with CONFIG_SECURITY_SELINUX and
+ * CONFIG_AUDIT_TREE (which CONFIG_AUDITSYSCALL selects).
+ */
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "../kselftest_harness.h"
+#include "audit_common.h"
+
+#define SELINUXFS	"/sys/fs/selinux"
+
+FIXTURE(policy) {
+	struct audit_nl nl;
+	char *policy;		/* the loaded policy, to load again */
+	size_t policy_len;
+	char type[128];		/* this task's SELinux type */
+	char dir[64];		/* the scratch directory */
+	char tree[80];		/* dir/tree: a dir= rule's directory */
+	char app[80];		/* dir/app, renamed to dir/app.old */
+	char app_old[80];
+	char bin[96];		/* dir/app/bin: holds the exe= path */
+	char exe[112];		/* dir/app/bin/tool */
+};
+
+/* The whole of @path into a new buffer; its length in *@len. */
+static char *read_file(const char *path, size_t *len)
+{
+	size_t size = 0, cap = 1 << 20;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((n = read(fd, buf + size, cap - size)) > 0) {
+		size += n;
+		if (size == cap) {
+			char *more = realloc(buf, cap * 2);
+
+			if (!more)
+				break;
+			buf = more;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = size;
+	return buf;
+}
+
+/* Load @policy: selinuxfs takes a policy in a single write. */
+static int load_policy(const char *policy, size_t len)
+{
+	int fd = open(SELINUXFS "/load", O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, policy, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n == (ssize_t)len ? 0 : (n < 0 ? n : -EIO);
+}
+
+/* The type of this task's context (user:role:type[:level]). */
+static bool own_type(char *type, size_t size)
+{
+	char ctx[256], *p, *q;
+	size_t len = 0;
+	char *buf = read_file("/proc/self/attr/current", &len);
+
+	if (!buf)
+		return false;
+	snprintf(ctx, sizeof(ctx), "%.*s", (int)len, buf);
+	free(buf);
+	ctx[strcspn(ctx, "\n")] = 0;
+	p = strchr(ctx, ':');
+	p = p ? strchr(p + 1, ':') : NULL;
+	if (!p)
+		return false;
+	q = strchr(++p, ':');
+	if (q)
+		*q = 0;
+	if (!*p || strlen(p) >= size)
+		return false;
+	strcpy(type, p);
+	return true;
+}
+
+FIXTURE_SETUP(policy)
+{
+	struct audit_status s;
+
+	self->policy = NULL;
+	self->dir[0] = 0;
+	if (geteuid())
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "needs root (CAP_AUDIT_CONTROL, CAP_MAC_ADMIN)");
+	if (access(SELINUXFS "/load", W_OK))
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "no SELinux (CONFIG_SECURITY_SELINUX, selinuxfs on " SELINUXFS ")");
+	self->policy = read_file(SELINUXFS "/policy", &self->policy_len);
+	if (!self->policy || !self->policy_len)
+		SKIP(_exit(AUDIT_SKIP_STATUS), "no SELinux policy loaded");
+	if (!own_type(self->type, sizeof(self->type)))
+		SKIP(_exit(AUDIT_SKIP_STATUS), "cannot read this task's SELinux type");
+	audit_fixture_setup(_metadata, &self->nl);
+	audit_setup_ok(_metadata, &self->nl, !audit_get_status(&self->nl, &s),
+		       "AUDIT_GET");
+	if (s.failure == AUDIT_FAIL_PANIC) {
+		audit_end(&self->nl);
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "failure mode is panic: a failed rule copy would panic the machine");
+	}
+	snprintf(self->dir, sizeof(self->dir), "/tmp/audit_lsm_XXXXXX");
+	audit_setup_ok(_metadata, &self->nl, mkdtemp(self->dir), "mkdtemp");
+	snprintf(self->tree, sizeof(self->tree), "%s/tree", self->dir);
+	snprintf(self->app, sizeof(self->app), "%s/app", self->dir);
+	snprintf(self->app_old, sizeof(self->app_old), "%s/app.old", self->dir);
+	snprintf(self->bin, sizeof(self->bin), "%s/bin", self->app);
+	snprintf(self->exe, sizeof(self->exe), "%s/tool", self->bin);
+	audit_setup_ok(_metadata, &self->nl, !mkdir(self->tree, 0755) &&
+		       !mkdir(self->app, 0755) && !mkdir(self->bin, 0755),
+		       "mkdir");
+}
+
+FIXTURE_TEARDOWN(policy)
+{
+	char path[128];
+
+	audit_fixture_teardown(_metadata, &self->nl);
+	free(self->policy);
+	if (!self->dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/file", self->tree);
+	unlink(path);
+	rmdir(self->tree);
+	rmdir(self->bin);
+	rmdir(self->app);
+	snprintf(path, sizeof(path), "%s/bin", self->app_old);
+	rmdir(path);
+	rmdir(self->app_old);
+	if (rmdir(self->dir))
+		fprintf(stderr, "# could not remove %s\n", self->dir);
+}
+
+struct key_match {
+	int type;
+	const char *key;
+};
+
+static bool match_key(const struct audit_record *r, const void *arg)
+{
+	const struct key_match *m = arg;
+
+	return r->type == m->type && audit_field_is(r, "key", m->key);
+}
+
+static int child_rmdir(void *arg)
+{
+	return rmdir(arg) ? 10 : 0;
+}
+
+static int child_create(void *arg)
+{
+	int fd = open(arg, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return 10;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A dir= rule with an exe= field and an LSM field, whose copy fails at a
+ * policy load, is dropped from the rule list and from its tree: removing
+ * the tree's directory afterwards logs nothing of it (a kernel that left it
+ * on the tree reads the freed rule there, logs a remove_rule record from
+ * it and frees it again), and a new rule on the directory records.
+ */
+TEST_F(policy, uncopied_tree_rule_leaves_its_tree)
+{
+	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	struct key_match gone = { AUDIT_CONFIG_CHANGE, "audit_lsm_uncopied" };
+	struct key_match after = { AUDIT_SYSCALL, "audit_lsm_after" };
+	const struct audit_record *rec;
+	char file[128];
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
+	audit_rule_all_syscalls(&r);
+	audit_rule_str(&r, AUDIT_DIR, AUDIT_EQUAL, self->tree);
+	audit_rule_str(&r, AUDIT_EXE, AUDIT_EQUAL, self->exe);
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, gone.key);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(1, audit_list_rules(&self->nl, NULL, 0));
+
+	/* the exe= path's directory no longer resolves: the copy fails */
+	ASSERT_EQ(0, rename(self->app, self->app_old));
+	ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
+	EXPECT_EQ(0, audit_list_rules(&self->nl, NULL, 0)) {
+		TH_LOG("the rule whose copy failed is still listed");
+	}
+	/* the kernel no longer has the rule: do not delete it at the end */
+	while (self->nl.ntracked)
+		audit_rule_free(&self->nl.tracked[--self->nl.ntracked]);
+
+	/* a child removes the tree's directory */
+	audit_records_clear(&self->nl);
+	pid = audit_run_child(child_rmdir, self->tree, &status);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_LE(0, audit_sync(&self->nl));
+	EXPECT_GT(0, audit_find(&self->nl, 0, match_key, &gone)) {
+		audit_dump(&self->nl);
+		TH_LOG("the removal logged a record of the dropped rule");
+	}
+
+	/* a new rule on the directory records what it matches */
+	ASSERT_EQ(0, mkdir(self->tree, 0755));
+	r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	audit_rule_all_syscalls(&r);
+	audit_rule_str(&r, AUDIT_DIR, AUDIT_EQUAL, self->tree);
+	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, after.key);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	snprintf(file, sizeof(file), "%s/file", self->tree);
+	rec = audit_child_record(_metadata, &self->nl, child_create, file, &pid,
+				 match_key, &after, "SYSCALL key=audit_lsm_after");
+	EXPECT_TRUE(audit_field_is_num(rec, "pid", pid)) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
+static int child_getppid(void *arg)
+{
+	syscall(__NR_getppid);
+	return 0;
+}
+
+/*
+ * A rule on subj_type= records a syscall of a task of that type, and the
+ * SYSCALL record carries the task's context in subj=.
+ */
+TEST_F(policy, subj_type_rule_records_subj)
+{
+	const struct audit_record *rec;
+	struct audit_child c;
+	struct audit_rule r;
+	char ctx[256];
+	size_t len = 0;
+	char *cur;
+
+	cur = read_file("/proc/self/attr/current", &len);
+	ASSERT_NE(NULL, cur);
+	snprintf(ctx, sizeof(ctx), "%.*s", (int)len, cur);
+	free(cur);
+	ctx[strcspn(ctx, "\n")] = 0;
+
+	ASSERT_EQ(0, audit_child_start(&c, child_getppid, NULL));
+	/* one rule of another type, which must not match, then ours */
+	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, c.pid, "audit_lsm_other");
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, "audit_lsm_no_such_t");
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, c.pid, "audit_lsm_subj");
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	audit_records_clear(&self->nl);
+	ASSERT_EQ(0, audit_child_finish(&c));
+	ASSERT_LE(0, audit_sync(&self->nl));
+	rec = audit_syscall_record(&self->nl, __NR_getppid, c.pid, NULL);
+	ASSERT_NE(NULL, rec) {
+		audit_dump(&self->nl);
+		TH_LOG("no SYSCALL record of the child's getppid()");
+	}
+	EXPECT_TRUE(audit_field_is(rec, "key", "audit_lsm_subj")) {
+		TH_LOG("%s", rec->text);
+	}
+	EXPECT_TRUE(audit_field_is(rec, "subj", ctx)) {
+		TH_LOG("subj= should be %s: %s", ctx, rec->text);
+	}
+	EXPECT_EQ(1, audit_count_syscall(&self->nl, __NR_getppid, c.pid));
+}
+
+TEST_HARNESS_MAIN
