@@ -310,7 +310,8 @@ FIXTURE_SETUP(daemon_gone)
 	char val[16];
 	int ret;
 
-	self->ready = self->failure_set = false;
+	self->ready = false;
+	self->failure_set = false;
 	if (geteuid())
 		SKIP(_exit(AUDIT_SKIP_STATUS),
 		     "needs root (CAP_AUDIT_CONTROL, CAP_AUDIT_WRITE)");
@@ -423,8 +424,8 @@ TEST_F(daemon_gone, read_printed_or_counted)
 	close(kmsg);
 	for (i = 0; i < KAUDITD_MSGS; i++)
 		accounted += by_daemon[i] || self->seen[i];
-	TH_LOG("%d messages, failure mode %u: %d read by the daemon, %d in the kernel log, lost went up by %u",
-	       KAUDITD_MSGS, variant->failure, count_seen(by_daemon),
+	TH_LOG("-f %u: of %d, %d read by the daemon, %d in the kernel log, lost +%u",
+	       variant->failure, KAUDITD_MSGS, count_seen(by_daemon),
 	       count_seen(self->seen), lost1 - lost0);
 	if (accounted == KAUDITD_MSGS)
 		SKIP(return, "every record was read or printed: nothing was dropped");
