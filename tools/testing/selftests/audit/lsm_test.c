@@ -111,7 +111,7 @@ static bool own_type(char *type, size_t size)
 		*q = 0;
 	if (!*p || strlen(p) >= size)
 		return false;
-	strcpy(type, p);
+	snprintf(type, size, "%s", p);
 	return true;
 }
 
