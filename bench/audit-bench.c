@@ -6,6 +6,7 @@
  * prints are guest instructions per operation.
  *
  *   audit-bench [-n iterations] [-r repetitions] [-u opcode] [-d|-s] workload...
+ *   audit-bench [-r repetitions] -t count[,count...]
  *
  * -u adds an io_uring-list rule ("always" for io_uring opcode @opcode) over
  * the audit netlink socket first; auditctl in Debian 12 cannot add one.
@@ -14,11 +15,21 @@
  * the default receive buffer and reads nothing while a repetition runs;
  * after each, it reports what its socket holds, then empties it.
  *
+ * -t times the rule table's updates with count rules of a compliance-style
+ * shape on the syscall exit list (one syscall each, arch=, two auid=
+ * fields, a key): loading them one by one as "auditctl -R" does, adding
+ * one more rule and deleting it again (the mean of ten), and flushing
+ * them one by one as "auditctl -D" does, after one run of each count that
+ * is not timed.  It expects no rules loaded and prints, per count and
+ * repetition, guest instructions in all:
+ *   RULETIME rules=<count> rep=<r> load=<x> add=<x> del=<x> flush=<x>
+ *
  * Workloads: getpid, getppid (audited by the "match" rule set), getpid_tree
  * (getpid after one stat of /tmp/audit-bench/0, the directory of a dir= rule
  * of the "ten" and "match" sets: the task's context then keeps a block for
  * tree references), stat,
- * openclose, rw (512 B /dev/zero -> /dev/null),
+ * openclose, rw (512 B /dev/zero -> /dev/null), fstat, lseek, ioctl
+ * (FIONBIO), mmap (mmap + munmap of an anonymous page),
  * exec (fork + execve of true + wait), execargs (fork + execve of this
  * program with ten arguments, one long and one that needs hex encoding,
  * + wait; "match" records the execve), execpar2 and execpar8 (2 or 8
@@ -46,6 +57,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -101,6 +114,42 @@ static void w_rw(void)
 {
 	if (read(zero_fd, buf, sizeof(buf)) != sizeof(buf) ||
 	    write(null_fd, buf, sizeof(buf)) != sizeof(buf))
+		exit(3);
+}
+
+/*
+ * Hot syscalls of real programs, called directly (the C library may use
+ * other syscalls for them): fstat, lseek and ioctl of an open file, and
+ * mmap + munmap of an anonymous page.
+ */
+static void w_fstat(void)
+{
+	struct stat st;
+
+	if (syscall(SYS_fstat, zero_fd, &st))
+		exit(3);
+}
+
+static void w_lseek(void)
+{
+	if (syscall(SYS_lseek, zero_fd, 0L, SEEK_SET))
+		exit(3);
+}
+
+static void w_ioctl(void)
+{
+	int off = 0;
+
+	if (syscall(SYS_ioctl, null_fd, FIONBIO, &off))
+		exit(3);
+}
+
+static void w_mmap(void)
+{
+	long p = syscall(SYS_mmap, NULL, 4096L, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
+
+	if (p == -1 || syscall(SYS_munmap, p, 4096L))
 		exit(3);
 }
 
@@ -310,6 +359,123 @@ static void add_uring_rule(int op)
 	printf("RULES io_uring opcode %d loaded=1\n", op);
 }
 
+/* -t: rules of the shape compliance files have, by the hundred */
+static const int rule_syscalls[] = {
+	SYS_openat, SYS_unlinkat, SYS_renameat2, SYS_fchmodat, SYS_fchownat,
+	SYS_mkdirat, SYS_truncate, SYS_ftruncate, SYS_setxattr, SYS_lsetxattr,
+	SYS_fsetxattr, SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
+	SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_mount,
+	SYS_umount2, SYS_linkat, SYS_symlinkat, SYS_sethostname,
+	SYS_settimeofday, SYS_clock_settime,
+};
+
+#if defined(__x86_64__)
+#define RULE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define RULE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+static int rule_fd = -1;
+
+/* Send rule @i (or the extra one, i < 0) with @type; 0 or -errno. */
+static int rule_send(int type, int i)
+{
+	static char msg[NLMSG_SPACE(sizeof(struct audit_rule_data) + 32)];
+	struct nlmsghdr *h = (struct nlmsghdr *)msg;
+	struct audit_rule_data *d = NLMSG_DATA(h);
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} ack;
+	int sc = rule_syscalls[(i < 0 ? 0 : i) %
+			       (sizeof(rule_syscalls) / sizeof(*rule_syscalls))];
+	unsigned int f = 0;
+	int len;
+
+	memset(msg, 0, sizeof(msg));
+	d->flags = AUDIT_FILTER_EXIT;
+	d->action = AUDIT_ALWAYS;
+	d->mask[sc / 32] = 1u << (sc % 32);
+#ifdef RULE_ARCH
+	d->fields[f] = AUDIT_ARCH;
+	d->fieldflags[f] = AUDIT_EQUAL;
+	d->values[f++] = RULE_ARCH;
+#endif
+	d->fields[f] = AUDIT_LOGINUID;
+	d->fieldflags[f] = AUDIT_GREATER_THAN_OR_EQUAL;
+	d->values[f++] = 1000;
+	d->fields[f] = AUDIT_LOGINUID;
+	d->fieldflags[f] = AUDIT_NOT_EQUAL;
+	d->values[f++] = 4294967295u;
+	if (i < 0)
+		len = snprintf(d->buf, 32, "rule-extra");
+	else
+		len = snprintf(d->buf, 32, "rule-%d", i);
+	d->fields[f] = AUDIT_FILTERKEY;
+	d->fieldflags[f] = AUDIT_EQUAL;
+	d->values[f++] = len;
+	d->field_count = f;
+	d->buflen = len;
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(*d) + len);
+	h->nlmsg_type = type;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	if (sendto(rule_fd, msg, h->nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0)
+		die("audit netlink", errno);
+	if (recv(rule_fd, &ack, sizeof(ack), 0) < (ssize_t)sizeof(ack) ||
+	    ack.h.nlmsg_type != NLMSG_ERROR)
+		die("audit netlink ack", EPROTO);
+	return ack.e.error;
+}
+
+static void rule_must(int type, int i)
+{
+	int err = rule_send(type, i);
+
+	if (err)
+		die(type == AUDIT_ADD_RULE ? "AUDIT_ADD_RULE" : "AUDIT_DEL_RULE",
+		    -err);
+}
+
+static double now_ns(void);
+
+/* rep < 0: a warm-up run, not printed */
+static void rule_times(int count, int rep)
+{
+	double t0, load, add = 0, del = 0, flush;
+	int i, k;
+
+	if (rule_fd < 0)
+		rule_fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
+	if (rule_fd < 0)
+		die("audit netlink", errno);
+	/* a rule of our own already there: a run that did not clean up */
+	if (rule_send(AUDIT_DEL_RULE, 0) != -ENOENT)
+		die("rule-0 was loaded before the run", EEXIST);
+	t0 = now_ns();
+	for (i = 0; i < count; i++)
+		rule_must(AUDIT_ADD_RULE, i);
+	load = now_ns() - t0;
+	for (k = 0; k < 10; k++) {
+		t0 = now_ns();
+		rule_must(AUDIT_ADD_RULE, -1);
+		add += now_ns() - t0;
+		t0 = now_ns();
+		rule_must(AUDIT_DEL_RULE, -1);
+		del += now_ns() - t0;
+	}
+	t0 = now_ns();
+	for (i = 0; i < count; i++)
+		rule_must(AUDIT_DEL_RULE, i);
+	flush = now_ns() - t0;
+	if (rep < 0)
+		return;
+	printf("RULETIME rules=%d rep=%d load=%.0f add=%.0f del=%.0f flush=%.0f\n",
+	       count, rep, load, add / 10, del / 10, flush);
+	fflush(stdout);
+}
+
 /* what a stalled reader's socket holds, as the parent prints it */
 struct queued {
 	unsigned int records, rmem_alloc, rcvbuf;
@@ -468,6 +634,10 @@ static const struct workload {
 	{ "stat", w_stat, 4, 1 },
 	{ "openclose", w_openclose, 4, 1 },
 	{ "rw", w_rw, 2, 1 },
+	{ "fstat", w_fstat, 1, 1 },
+	{ "lseek", w_lseek, 1, 1 },
+	{ "ioctl", w_ioctl, 1, 1 },
+	{ "mmap", w_mmap, 4, 1 },
 	{ "exec", w_exec, 200, 1 },
 	{ "execargs", w_execargs, 200, 1 },
 	{ "execpar2", w_execpar2, 200 * 2 * PAR_EXECS, 2 * PAR_EXECS },
@@ -533,6 +703,7 @@ static void stall_drain(struct queued *q)
 int main(int argc, char **argv)
 {
 	int reps = 3, opt, i, r;
+	char *rule_counts = NULL;
 	pid_t child = -1;
 	long j, n;
 
@@ -542,16 +713,30 @@ int main(int argc, char **argv)
 	/* a long path with a tab: the EXECVE record has it in hex */
 	memset(long_arg, 'x', sizeof(long_arg) - 1);
 	memcpy(long_arg, long_pfx, sizeof(long_pfx) - 1);
-	while ((opt = getopt(argc, argv, "dsn:r:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "dsn:r:t:u:")) != -1) {
 		switch (opt) {
+		case 't': rule_counts = optarg; break;
 		case 'n': iters = atol(optarg); break;
 		case 'r': reps = atoi(optarg); break;
 		case 'u': add_uring_rule(atoi(optarg)); break;
 		case 'd': start_audit_reader(0); break;
 		case 's': start_audit_reader(1); break;
 		default:
-			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] [-d|-s] workload...\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] [-d|-s] workload...\n"
+				"       %s [-r reps] -t count[,count...]\n", argv[0], argv[0]);
 			return 2;
+		}
+	}
+	if (rule_counts) {
+		char *c = rule_counts;
+
+		while (*c) {
+			int count = strtol(c, &c, 10);
+
+			if (count <= 0 || (*c && *c++ != ','))
+				die("-t: counts are positive numbers", EINVAL);
+			for (r = -1; r < reps; r++)
+				rule_times(count, r);
 		}
 	}
 	zero_fd = open("/dev/zero", O_RDONLY);

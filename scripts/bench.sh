@@ -110,6 +110,37 @@ case " $CONFIGS " in *" match "*)
 	done
 esac
 
+# The rule table: guest instructions to load RULE_COUNTS rules one by one
+# (as auditctl -R does), to add one more and delete it again, and to flush
+# them one by one (as auditctl -D does): audit-bench -t, in a boot of its
+# own per kernel with no rules loaded. No daemon is registered: with one,
+# the delivery of each change's CONFIG_CHANGE record (scheduling kauditd
+# and the reader) spreads the figures by more than the rule work.
+ruletimes=$out/$name-rules.csv
+rm -f "$ruletimes"
+if [ "$QUICK" = 1 ]; then
+	RULE_COUNTS=${RULE_COUNTS-}
+else
+	RULE_COUNTS=${RULE_COUNTS-10 100 1000 5000}
+fi
+if [ -n "$RULE_COUNTS" ]; then
+	echo "base,variant,rules,rep,load,add,del,flush" > "$ruletimes"
+	for v in $REF patched; do
+		log=$LOGS/$BASE-$v${SUFFIX:-}-bench-rules.log
+		info "bench $BASE/$v rule table: $RULE_COUNTS rules"
+		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
+			$(bench_cfg_args norules) harness.settle=$SETTLE \
+			"harness.bench=-r+$REPS+-t+$(echo $RULE_COUNTS | tr ' ' ,)" ||
+			die "bench run $BASE/$v of the rule table failed (console: ${log#$TOP/})"
+		grep -a "^RULETIME " "$log" | awk -v b="$BASE" -v v="$v" '
+			{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			  printf "%s,%s,%s,%s,%s,%s,%s,%s\n", b, v, f["rules"], f["rep"],
+				f["load"], f["add"], f["del"], f["flush"] }' >> "$ruletimes"
+		want=$(( REPS * $(echo $RULE_COUNTS | wc -w) ))
+		[ "$(grep -c "^$BASE,$v," "$ruletimes")" = "$want" ] ||
+			die "bench $BASE/$v: not $want RULETIME lines from the rule table's run (console: ${log#$TOP/})"
+	done
+fi
 
 # Wall-clock ns/op: secondary and noisy, and only meaningful under KVM, so
 # measured only when a probe boot shows that KVM works on this host.
@@ -226,6 +257,22 @@ if os.path.exists(stalled):
                  statistics.mean(int(r["lost"] or 0) for r in g[v])) for v in g}
         out.append(f"  {w:<10} {g[REF][0]['rcvbuf']:>7} {m[REF][0]:>13.0f} {m['patched'][0]:>8.0f}"
                    f" {m[REF][1]:>11.0f} {m['patched'][1]:>8.0f} {m[REF][2]:>10.0f} {m['patched'][2]:>8.0f}")
+# The rule table (audit-bench -t): instructions per load, add, delete and
+# flush of N rules
+ruletimes = sys.argv[1].replace(".csv", "-rules.csv")
+if os.path.exists(ruletimes):
+    rt = {}
+    for r in csv.DictReader(open(ruletimes)):
+        for op in ("load", "add", "del", "flush"):
+            rt.setdefault((int(r["rules"]), op, r["variant"]), []).append(float(r[op]))
+    out.append("\nthe rule table: guest instructions to load N compliance-style exit rules one"
+               "\nby one (auditctl -R), add one more, delete it, and flush all one by one"
+               "\n(auditctl -D); medians of reps")
+    out.append(f"  {'rules':>6} {'op':<6} {REF:>14} {'patched':>14} {'patched/' + REF:>12}")
+    for n in sorted({k[0] for k in rt}):
+        for op in ("load", "add", "del", "flush"):
+            b, p = (statistics.median(rt.get((n, op, v), [0])) for v in (REF, "patched"))
+            out.append(f"  {n:>6} {op:<6} {b:>14.0f} {p:>14.0f} {p / b if b else float('nan'):>12.3f}")
 wall = sys.argv[1].replace(".csv", "-wall.csv")
 if os.path.exists(wall):
     wd = {}

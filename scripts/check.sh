@@ -75,9 +75,10 @@ for b in $BASES; do
 		fi
 	done
 
-	for m in "$TOP"/difftest/mutants/*.patch; do
-		[ -f "$m" ] || continue
-		m=$(mutant_file "$(basename "$m" .patch)" "$b")
+	# every mutant name, generic or of this base alone
+	for m in $(for f in "$TOP"/difftest/mutants/*.patch "$TOP/difftest/mutants/$b"/*.patch; do
+			[ -f "$f" ] && basename "$f" .patch; done | sort -u); do
+		m=$(mutant_file "$m" "$b")
 		if res=$(git -C "$KSRC" apply --check "$m" 2>&1); then
 			ok "$b: mutant ${m#$TOP/difftest/mutants/} applies to the patched tree"
 		else

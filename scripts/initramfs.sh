@@ -96,7 +96,17 @@ esac > "$BDIR/syscalls$ASUF.b32"
 for t in b64 b32; do
 	[ -s "$BDIR/syscalls$ASUF.$t" ] || die "no $t syscall names for $ARCH in $HDR or $KSRC"
 done
-for f in "$TOP"/bench/rules/*.rules; do
+# Beside the project's own sets, the compliance files Debian's auditd ships
+# as examples, as a machine would load them: debian-stig (30-stig.rules)
+# and debian-ospp (30-ospp-v42*.rules, all parts). They are read from the
+# unpacked package at build time, never copied into this repository.
+EX=$DEBS/root/usr/share/doc/auditd/examples/rules
+mkdir -p "$BDIR/rules$ASUF"
+[ -f "$EX/30-stig.rules" ] && ls "$EX"/30-ospp-v42*.rules >/dev/null 2>&1 ||
+	die "Debian's auditd package in $DEBS has no example rules in $EX"
+cp "$EX/30-stig.rules" "$BDIR/rules$ASUF/debian-stig.rules"
+cat "$EX"/30-ospp-v42*.rules > "$BDIR/rules$ASUF/debian-ospp.rules"
+for f in "$TOP"/bench/rules/*.rules "$BDIR/rules$ASUF"/debian-*.rules; do
 	n=$(basename "$f" .rules)
 	awk -v b64="$BDIR/syscalls$ASUF.b64" -v b32="$BDIR/syscalls$ASUF.b32" \
 	    -v dropped="$STAGE/bench/rules/$n.dropped" '

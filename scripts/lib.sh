@@ -135,10 +135,10 @@ elif [ -n "${SUFFIX:-}" ]; then
 	SUFFIX=${SUFFIX%-arm64}
 	export SUFFIX
 fi
-# arm64 runs 32-bit tasks (x86_64's test kernels do not): there three more
+# arm64 runs 32-bit tasks (x86_64's test kernels do not): there four more
 # mistakes, each only compat_test reaches
 if [ "$ARCH" = arm64 ]; then
-	SELFTEST_MUTANTS_DEFAULT="$SELFTEST_MUTANTS_DEFAULT arch-field-ignored:compat_test exit-set-native-arch-only:compat_test dupe-rule-without-arch:compat_test"
+	SELFTEST_MUTANTS_DEFAULT="$SELFTEST_MUTANTS_DEFAULT arch-field-ignored:compat_test exit-set-native-arch-only:compat_test exit-reads-native-set:compat_test dupe-rule-without-arch:compat_test"
 fi
 
 # kernel build settings shared by build and check
@@ -245,6 +245,9 @@ bench_cfg_args() {
 	match) echo "audit=1 harness.rules=match" ;;	# + audit-bench -d: a reader takes the records
 	ten) echo "audit=1 harness.rules=ten" ;;
 	stig) echo "audit=1 harness.rules=stig" ;;
-	*) die "unknown bench configuration $1 (audit0 norules nevertask builtin uring match ten stig)" ;;
+	# the compliance files of Debian's auditd package (scripts/initramfs.sh)
+	debstig) echo "audit=1 harness.rules=debian-stig" ;;
+	debospp) echo "audit=1 harness.rules=debian-ospp" ;;
+	*) die "unknown bench configuration $1 (audit0 norules nevertask builtin uring match ten stig debstig debospp)" ;;
 	esac
 }

@@ -101,7 +101,13 @@ static int send_messages(struct audit_nl *nl, const char *prefix, int n)
 	return 0;
 }
 
-/* Mark in @seen each message number that follows @prefix in @text. */
+/* printed records of ours with more after their text than a line end */
+static int garbled;
+
+/*
+ * Mark in @seen each message number that follows @prefix in @text, one
+ * /dev/kmsg record, where the record's text must end the line.
+ */
 static void mark_seen(const char *text, const char *prefix, bool *seen)
 {
 	const char *p = strstr(text, prefix);
@@ -112,8 +118,11 @@ static void mark_seen(const char *text, const char *prefix, bool *seen)
 		return;
 	i = strtol(p + strlen(prefix), &end, 10);
 	if (end != p + strlen(prefix) && (*end == '\'' || *end == '"' || !*end) &&
-	    i >= 0 && i < KAUDITD_MSGS)
+	    i >= 0 && i < KAUDITD_MSGS) {
 		seen[i] = true;
+		if (*end && end[1] != '\n' && end[1])
+			garbled++;
+	}
 }
 
 static int count_seen(const bool *seen)
@@ -236,8 +245,10 @@ TEST_F(no_daemon, printed_or_counted)
 	ASSERT_EQ(0, kauditd_idle(&self->nl));
 	ASSERT_EQ(0, lost_count(&self->nl, &lost1));
 
+	garbled = 0;
 	kmsg_mark_seen(kmsg, self->prefix, self->seen);
 	close(kmsg);
+	EXPECT_EQ(0, garbled);
 	printed = count_seen(self->seen);
 	TH_LOG("%d messages: %d in the kernel log, lost went up by %u",
 	       KAUDITD_MSGS, printed, lost1 - lost0);
@@ -420,8 +431,11 @@ TEST_F(daemon_gone, read_printed_or_counted)
 	ASSERT_EQ(0, s.pid);
 	ASSERT_EQ(0, lost_count(&self->nl, &lost1));
 
+	garbled = 0;
 	kmsg_mark_seen(kmsg, self->prefix, self->seen);
 	close(kmsg);
+	/* records queued for the daemon, then printed: their text alone */
+	EXPECT_EQ(0, garbled);
 	for (i = 0; i < KAUDITD_MSGS; i++)
 		accounted += by_daemon[i] || self->seen[i];
 	TH_LOG("-f %u: of %d, %d read by the daemon, %d in the kernel log, lost +%u",
