@@ -9,23 +9,27 @@
  * (64), which are numbered alike in both compat ABIs, and exits (1). The
  * tests check:
  *  - an arch=b32 rule on the native getpid's number records nothing of a
- *    native getpid: it puts that number in the set of syscalls that rules
- *    name, and the walk must then reject it by its arch field (this one
- *    needs no 32-bit task);
+ *    native getpid, alone (where the kernel keeps the syscalls that rules
+ *    name per ABI, the native getpid then skips the walk) and beside a
+ *    native rule on getpid that never matches, so that the walk must
+ *    reject the arch=b32 rule by its arch field (these need no 32-bit
+ *    task);
  *  - an arch=b32 rule on 20 records the compat getpid: a SYSCALL record
  *    with the compat arch, syscall=20, a0-a3 as passed, the rule's key;
  *  - an arch=b32 rule on exit records the compat exit, which never
  *    returns: logged when the task is freed, without success= or exit=;
- *  - an arch=b64 rule on 20 records nothing of the compat task;
+ *  - an arch=b64 rule on 20 records nothing of the compat task, alone and
+ *    beside an arch=b32 rule on 20 that never matches;
  *  - a rule without an arch field on 20 records the syscall numbered 20
  *    of both ABIs, each with its own arch;
  *  - an arch=b32 rule whose mask holds the native kill(), as a watch
- *    whose file is created (which replaces the rule by a copy) and then
- *    deleted, leaves the count of rules that make the kernel log signal
- *    targets (audit_signals) as it was: the kernel classifies a rule by
- *    its arch field when it is added and when it goes, and the copy must
- *    have it too (this one needs no 32-bit task either, but a kernel with
- *    a class of compat signal syscalls).
+ *    whose file is created (which replaces the rule by a copy) and whose
+ *    directory is then removed (which drops the copy), leaves the count
+ *    of rules that make the kernel log signal targets (audit_signals) as
+ *    it was: the kernel classifies a rule by its arch field when it is
+ *    added and when it goes, and the copy must have it too (this one
+ *    needs no 32-bit task either, but a kernel with a class of compat
+ *    signal syscalls).
  * They skip where there is no 32-bit helper (it needs a compiler for the
  * compat ABI: gcc -m32 for x86_64, CROSS_COMPILE_COMPAT for arm64) or the
  * kernel does not run 32-bit tasks (exec fails with ENOEXEC).
@@ -224,6 +228,38 @@ TEST_F(compat_rules, b32_rule_ignores_native_syscall)
 	}
 }
 
+/* a uid no test runs as: a rule with it never matches */
+#define NO_SUCH_UID 4242
+
+TEST_F(compat_rules, b32_rule_ignores_walked_native_syscall)
+{
+	struct audit_rule r = rule(AUDIT_ARCH_COMPAT, SYS_getpid, "c32walked");
+	struct audit_rule w = rule(AUDIT_ARCH_NATIVE, SYS_getpid, "nomatch");
+	struct audit_rule ctl = rule(AUDIT_ARCH_NATIVE, SYS_getppid, "native");
+	const struct audit_record *rec = NULL;
+	pid_t pid;
+
+	/* a native rule names getpid, so its exit walks the list */
+	audit_rule_field(&w, AUDIT_UID, AUDIT_EQUAL, NO_SUCH_UID);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(0, audit_add(&self->nl, &w));
+	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
+	pid = run(_metadata, &self->nl, native_getpid);
+	EXPECT_EQ(0, count(&self->nl, pid, "c32walked", &rec)) {
+		TH_LOG("%s", rec->text);
+	}
+	EXPECT_EQ(0, count(&self->nl, pid, "nomatch", &rec)) {
+		TH_LOG("%s", rec->text);
+	}
+	ASSERT_EQ(1, count(&self->nl, pid, "native", &rec)) {
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_NATIVE) &&
+		    audit_field_is_num(rec, "syscall", SYS_getppid)) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
 /* delete the rule added last; it is no longer tracked when that works */
 static int del_last(struct audit_nl *nl)
 {
@@ -316,7 +352,8 @@ TEST_F(compat_rules, copied_watch_rule_uncounted_by_its_arch)
 	/*
 	 * The native kill() in an arch=b32 rule: not counted in audit_signals,
 	 * which counts it by the compat class. Its watched file appears, and
-	 * the kernel replaces the rule by a copy, which is then deleted.
+	 * the kernel replaces the rule by a copy; the directory goes, and the
+	 * kernel drops the copy, which it uncounts by the copy's own fields.
 	 */
 	audit_rule_str(&w, AUDIT_WATCH, AUDIT_EQUAL, path);
 	ret = audit_add(&self->nl, &w);
@@ -326,13 +363,19 @@ TEST_F(compat_rules, copied_watch_rule_uncounted_by_its_arch)
 	fd = open(path, O_CREAT | O_WRONLY, 0600);
 	if (fd >= 0)
 		close(fd);
-	ret = del_last(&self->nl);
 	unlink(path);
 	rmdir(dir);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ret);
+	ret = audit_del(&self->nl, -1);
+	if (ret == -ENOENT) {	/* gone with its directory: untrack it */
+		audit_rule_free(&self->nl.tracked[self->nl.ntracked - 1]);
+		self->nl.ntracked--;
+	}
+	ASSERT_EQ(-ENOENT, ret) {
+		TH_LOG("the rule outlived its watch's directory");
+	}
 	EXPECT_FALSE(signal_targets_logged(_metadata, &self->nl)) {
-		TH_LOG("deleting the copied rule left audit_signals off by one");
+		TH_LOG("dropping the copied rule left audit_signals off by one");
 	}
 }
 
@@ -391,6 +434,35 @@ TEST_F(compat, b64_rule_ignores_compat_syscall)
 	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
 	pid = run(_metadata, &self->nl, run_helper);
 	EXPECT_EQ(0, count(&self->nl, pid, "c64", &rec)) {
+		TH_LOG("%s", rec->text);
+	}
+	ASSERT_EQ(1, count(&self->nl, pid, "c32ppid", &rec)) {
+		audit_dump(&self->nl);
+	}
+	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_COMPAT) &&
+		    audit_field_is_num(rec, "syscall", COMPAT_GETPPID)) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
+TEST_F(compat, b64_rule_ignores_walked_compat_syscall)
+{
+	struct audit_rule r = rule(AUDIT_ARCH_NATIVE, COMPAT_GETPID, "c64walked");
+	struct audit_rule w = rule(AUDIT_ARCH_COMPAT, COMPAT_GETPID, "nomatch");
+	struct audit_rule ctl = rule(AUDIT_ARCH_COMPAT, COMPAT_GETPPID, "c32ppid");
+	const struct audit_record *rec = NULL;
+	pid_t pid;
+
+	/* a compat rule names 20, so the compat getpid's exit walks the list */
+	audit_rule_field(&w, AUDIT_UID, AUDIT_EQUAL, NO_SUCH_UID);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(0, audit_add(&self->nl, &w));
+	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
+	pid = run(_metadata, &self->nl, run_helper);
+	EXPECT_EQ(0, count(&self->nl, pid, "c64walked", &rec)) {
+		TH_LOG("%s", rec->text);
+	}
+	EXPECT_EQ(0, count(&self->nl, pid, "nomatch", &rec)) {
 		TH_LOG("%s", rec->text);
 	}
 	ASSERT_EQ(1, count(&self->nl, pid, "c32ppid", &rec)) {
