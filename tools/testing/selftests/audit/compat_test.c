@@ -205,59 +205,62 @@ static bool is_arch(const struct audit_record *r, __u32 arch)
 	return audit_field_is(r, "arch", want);
 }
 
-TEST_F(compat_rules, b32_rule_ignores_native_syscall)
+/* a uid no test runs as: a rule with it never matches */
+#define NO_SUCH_UID 4242
+
+/*
+ * A rule of @arch on syscall @nr records nothing of syscall @nr of the
+ * other ABI (@other), which @fn makes, while a control rule of @other on
+ * @ctl_nr records the same task's next syscall. With @walked, a rule of
+ * @other on @nr that never matches makes that syscall's exit walk the
+ * list, so that only the arch field can keep the first rule from matching.
+ */
+static void other_abi_rule_ignored(struct __test_metadata *_metadata,
+				   struct audit_nl *nl, __u32 arch,
+				   __u32 other, int nr, int ctl_nr,
+				   audit_child_fn fn, bool walked)
 {
-	struct audit_rule r = rule(AUDIT_ARCH_COMPAT, SYS_getpid, "c32native");
-	struct audit_rule ctl = rule(AUDIT_ARCH_NATIVE, SYS_getppid, "native");
+	struct audit_rule r = rule(arch, nr, "ignored");
+	struct audit_rule w = rule(other, nr, "nomatch");
+	struct audit_rule ctl = rule(other, ctl_nr, "control");
 	const struct audit_record *rec = NULL;
 	pid_t pid;
 
-	/* the control is on another syscall: only the b32 rule names getpid */
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
-	pid = run(_metadata, &self->nl, native_getpid);
-	EXPECT_EQ(0, count(&self->nl, pid, "c32native", &rec)) {
+	audit_rule_field(&w, AUDIT_UID, AUDIT_EQUAL, NO_SUCH_UID);
+	ASSERT_EQ(0, audit_add(nl, &r));
+	if (!walked)
+		audit_rule_free(&w);
+	ASSERT_EQ(0, walked ? audit_add(nl, &w) : 0);
+	ASSERT_EQ(0, audit_add(nl, &ctl));
+	pid = run(_metadata, nl, fn);
+	EXPECT_EQ(0, count(nl, pid, "ignored", &rec)) {
 		TH_LOG("%s", rec->text);
 	}
-	ASSERT_EQ(1, count(&self->nl, pid, "native", &rec)) {
-		audit_dump(&self->nl);
+	EXPECT_EQ(0, count(nl, pid, "nomatch", &rec)) {
+		TH_LOG("%s", rec->text);
 	}
-	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_NATIVE) &&
-		    audit_field_is_num(rec, "syscall", SYS_getppid)) {
+	ASSERT_EQ(1, count(nl, pid, "control", &rec)) {
+		audit_dump(nl);
+	}
+	EXPECT_TRUE(is_arch(rec, other) &&
+		    audit_field_is_num(rec, "syscall", ctl_nr)) {
 		TH_LOG("%s", rec->text);
 	}
 }
 
-/* a uid no test runs as: a rule with it never matches */
-#define NO_SUCH_UID 4242
+/* only the b32 rule names getpid: with per-ABI sets it is not walked */
+TEST_F(compat_rules, b32_rule_ignores_native_syscall)
+{
+	other_abi_rule_ignored(_metadata, &self->nl, AUDIT_ARCH_COMPAT,
+			       AUDIT_ARCH_NATIVE, SYS_getpid, SYS_getppid,
+			       native_getpid, false);
+}
 
 TEST_F(compat_rules, b32_rule_ignores_walked_native_syscall)
 {
-	struct audit_rule r = rule(AUDIT_ARCH_COMPAT, SYS_getpid, "c32walked");
-	struct audit_rule w = rule(AUDIT_ARCH_NATIVE, SYS_getpid, "nomatch");
-	struct audit_rule ctl = rule(AUDIT_ARCH_NATIVE, SYS_getppid, "native");
-	const struct audit_record *rec = NULL;
-	pid_t pid;
-
-	/* a native rule names getpid, so its exit walks the list */
-	audit_rule_field(&w, AUDIT_UID, AUDIT_EQUAL, NO_SUCH_UID);
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	ASSERT_EQ(0, audit_add(&self->nl, &w));
-	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
-	pid = run(_metadata, &self->nl, native_getpid);
-	EXPECT_EQ(0, count(&self->nl, pid, "c32walked", &rec)) {
-		TH_LOG("%s", rec->text);
-	}
-	EXPECT_EQ(0, count(&self->nl, pid, "nomatch", &rec)) {
-		TH_LOG("%s", rec->text);
-	}
-	ASSERT_EQ(1, count(&self->nl, pid, "native", &rec)) {
-		audit_dump(&self->nl);
-	}
-	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_NATIVE) &&
-		    audit_field_is_num(rec, "syscall", SYS_getppid)) {
-		TH_LOG("%s", rec->text);
-	}
+	other_abi_rule_ignored(_metadata, &self->nl, AUDIT_ARCH_COMPAT,
+			       AUDIT_ARCH_NATIVE, SYS_getpid, SYS_getppid,
+			       native_getpid, true);
 }
 
 /* delete the rule added last; it is no longer tracked when that works */
@@ -424,54 +427,16 @@ TEST_F(compat, b32_exit_recorded_when_task_is_freed)
 
 TEST_F(compat, b64_rule_ignores_compat_syscall)
 {
-	struct audit_rule r = rule(AUDIT_ARCH_NATIVE, COMPAT_GETPID, "c64");
-	struct audit_rule ctl = rule(AUDIT_ARCH_COMPAT, COMPAT_GETPPID, "c32ppid");
-	const struct audit_record *rec = NULL;
-	pid_t pid;
-
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	/* the control: the same task's next syscall is recorded */
-	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
-	pid = run(_metadata, &self->nl, run_helper);
-	EXPECT_EQ(0, count(&self->nl, pid, "c64", &rec)) {
-		TH_LOG("%s", rec->text);
-	}
-	ASSERT_EQ(1, count(&self->nl, pid, "c32ppid", &rec)) {
-		audit_dump(&self->nl);
-	}
-	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_COMPAT) &&
-		    audit_field_is_num(rec, "syscall", COMPAT_GETPPID)) {
-		TH_LOG("%s", rec->text);
-	}
+	other_abi_rule_ignored(_metadata, &self->nl, AUDIT_ARCH_NATIVE,
+			       AUDIT_ARCH_COMPAT, COMPAT_GETPID, COMPAT_GETPPID,
+			       run_helper, false);
 }
 
 TEST_F(compat, b64_rule_ignores_walked_compat_syscall)
 {
-	struct audit_rule r = rule(AUDIT_ARCH_NATIVE, COMPAT_GETPID, "c64walked");
-	struct audit_rule w = rule(AUDIT_ARCH_COMPAT, COMPAT_GETPID, "nomatch");
-	struct audit_rule ctl = rule(AUDIT_ARCH_COMPAT, COMPAT_GETPPID, "c32ppid");
-	const struct audit_record *rec = NULL;
-	pid_t pid;
-
-	/* a compat rule names 20, so the compat getpid's exit walks the list */
-	audit_rule_field(&w, AUDIT_UID, AUDIT_EQUAL, NO_SUCH_UID);
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	ASSERT_EQ(0, audit_add(&self->nl, &w));
-	ASSERT_EQ(0, audit_add(&self->nl, &ctl));
-	pid = run(_metadata, &self->nl, run_helper);
-	EXPECT_EQ(0, count(&self->nl, pid, "c64walked", &rec)) {
-		TH_LOG("%s", rec->text);
-	}
-	EXPECT_EQ(0, count(&self->nl, pid, "nomatch", &rec)) {
-		TH_LOG("%s", rec->text);
-	}
-	ASSERT_EQ(1, count(&self->nl, pid, "c32ppid", &rec)) {
-		audit_dump(&self->nl);
-	}
-	EXPECT_TRUE(is_arch(rec, AUDIT_ARCH_COMPAT) &&
-		    audit_field_is_num(rec, "syscall", COMPAT_GETPPID)) {
-		TH_LOG("%s", rec->text);
-	}
+	other_abi_rule_ignored(_metadata, &self->nl, AUDIT_ARCH_NATIVE,
+			       AUDIT_ARCH_COMPAT, COMPAT_GETPID, COMPAT_GETPPID,
+			       run_helper, true);
 }
 
 TEST_F(compat, archless_rule_records_both_abis)
