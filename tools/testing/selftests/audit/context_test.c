@@ -764,6 +764,122 @@ TEST_F(context, signal_target_ends_with_syscall)
 }
 
 /*
+ * A PROCTITLE record carries the command line as the task's first such
+ * record read it, for every later record of the task: in hex if it holds
+ * a space, a quote or a control character (a NUL between two arguments),
+ * quoted otherwise. The child writes a title into its own argument area,
+ * calls getppid(), writes another and calls getppid() again: both records
+ * must carry the first title, in its form, and nothing else.
+ */
+FIXTURE(proctitle) {
+	struct audit_nl nl;
+	bool ready;
+};
+
+FIXTURE_VARIANT(proctitle) {
+	const char *title;	/* what the child writes in its arguments */
+	int len;		/* its length: it may hold a NUL */
+	const char *logged;	/* the field's text in both records */
+};
+
+FIXTURE_VARIANT_ADD(proctitle, quoted) {
+	.title = "t_ctx", .len = 5, .logged = "\"t_ctx\"",
+};
+
+FIXTURE_VARIANT_ADD(proctitle, hex) {
+	.title = "t\0c\"z", .len = 5, .logged = "740063227A",
+};
+
+FIXTURE_SETUP(proctitle)
+{
+	audit_fixture_setup(_metadata, &self->nl);
+	self->ready = true;
+}
+
+FIXTURE_TEARDOWN(proctitle)
+{
+	audit_fixture_teardown(_metadata, &self->nl);
+}
+
+/* the argument area of this process, from fields 48 and 49 of its stat */
+static int arg_area(char **start, char **end)
+{
+	unsigned long s, e;
+	char buf[4096], *p;
+	int fd, i;
+	ssize_t n;
+
+	fd = open("/proc/self/stat", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* after the command name, which may hold spaces: field 3 */
+	p = strrchr(buf, ')');
+	for (i = 2; p && i < 48; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %lu %lu", &s, &e) != 2 || e <= s)
+		return -1;
+	*start = (char *)s;
+	*end = (char *)e;
+	return 0;
+}
+
+static int child_two_titles(void *arg)
+{
+	const FIXTURE_VARIANT(proctitle) *v = arg;
+	char *start, *end;
+
+	if (arg_area(&start, &end) || end - start < v->len + 1)
+		return C_SYSCALL;
+	memset(start, 0, end - start);
+	memcpy(start, v->title, v->len);
+	syscall(__NR_getppid);
+	memset(start, 'z', v->len);
+	syscall(__NR_getppid);
+	return 0;
+}
+
+TEST_F(proctitle, kept_as_first_logged)
+{
+	static const int nrs[] = { __NR_getppid };
+	struct audit_syscall_match m = { .nr = __NR_getppid, .key = "t_ctx" };
+	struct audit_nl *nl = &self->nl;
+	const struct audit_record *r;
+	int i = -1, n = 0;
+	const char *f;
+	pid_t pid;
+
+	if (!self->ready)
+		SKIP(return, "no audit daemon session");
+	run_logged(_metadata, nl, child_two_titles, (void *)variant, nrs, 1,
+		   &pid);
+	m.pid = pid;
+	while ((i = audit_find(nl, i + 1, audit_match_syscall, &m)) >= 0) {
+		n++;
+		r = audit_event_record(nl, nl->rec[i].serial, AUDIT_PROCTITLE,
+				       0);
+		ASSERT_NE(NULL, r) {
+			TH_LOG("no PROCTITLE record in event %lu",
+			       nl->rec[i].serial);
+		}
+		f = strstr(r->text, "): proctitle=");
+		EXPECT_TRUE(f && !strcmp(f + 13, variant->logged)) {
+			TH_LOG("getppid() %d: %s, not proctitle=%s", n,
+			       r->text, variant->logged);
+		}
+		EXPECT_EQ(NULL, audit_event_record(nl, nl->rec[i].serial,
+						   AUDIT_PROCTITLE, 1));
+	}
+	if (n != 2)
+		audit_dump(nl);
+	EXPECT_EQ(2, n);
+}
+
+/*
  * An io_uring request that the task runs from task_work after its syscall
  * returned (a request linked behind a poll that the syscall fired) is
  * filtered on that syscall's arch and arguments if its context was a
