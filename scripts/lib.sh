@@ -14,7 +14,7 @@ backport_bases() {
 MUTANTS_DEFAULT="reset-keeps-prio entry-keeps-current-state"
 # mutants that only a selftest reaches, as NAME:PROGRAM: PROGRAM must fail
 # on the mutant kernel
-SELFTEST_MUTANTS_DEFAULT="uring-entry-clears-cancelled-dummy:context_test uring-entry-keeps-stale-args:context_test vformat-grow-without-reformat:watch_test"
+SELFTEST_MUTANTS_DEFAULT="uring-entry-clears-cancelled-dummy:context_test uring-entry-keeps-stale-args:context_test vformat-grow-without-reformat:watch_test proctitle-lower-case-hex:context_test"
 
 # mutant_file NAME BASE: the mutant's patch for BASE: difftest/mutants/BASE/
 # NAME.patch where the base's code needs its own, else difftest/mutants/NAME.patch

@@ -765,29 +765,46 @@ TEST_F(context, signal_target_ends_with_syscall)
 
 /*
  * A PROCTITLE record carries the command line as the task's first such
- * record read it, for every later record of the task: in hex if it holds
- * a space, a quote or a control character (a NUL between two arguments),
- * quoted otherwise. The child writes a title into its own argument area,
- * calls getppid(), writes another and calls getppid() again: both records
- * must carry the first title, in its form, and nothing else.
+ * record read it, for every later record of the task: in hex (upper case)
+ * if it holds a space, a quote, a control character (a NUL between two
+ * arguments) or a byte of 0x80 and above, quoted otherwise. The child
+ * writes a title into its own argument area, calls getppid(), writes
+ * another and calls getppid() again: both records must carry the first
+ * title, in its form, and nothing else. A task whose area holds only
+ * NULs has no command line: its record says "(null)", nothing is kept,
+ * and the next record reads the area again (variant "blank_first").
  */
 FIXTURE(proctitle) {
 	struct audit_nl nl;
 	bool ready;
 };
 
+/* what the child writes in its arguments */
+struct title {
+	const char *text;
+	int len;		/* it may hold a NUL */
+	bool blank_first;	/* a getppid() with an all-NUL area before */
+};
+
 FIXTURE_VARIANT(proctitle) {
-	const char *title;	/* what the child writes in its arguments */
-	int len;		/* its length: it may hold a NUL */
+	struct title title;
 	const char *logged;	/* the field's text in both records */
 };
 
 FIXTURE_VARIANT_ADD(proctitle, quoted) {
-	.title = "t_ctx", .len = 5, .logged = "\"t_ctx\"",
+	.title = { "t_ctx", 5 }, .logged = "\"t_ctx\"",
 };
 
 FIXTURE_VARIANT_ADD(proctitle, hex) {
-	.title = "t\0c\"z", .len = 5, .logged = "740063227A",
+	.title = { "t\0c\"z", 5 }, .logged = "740063227A",
+};
+
+FIXTURE_VARIANT_ADD(proctitle, high_bytes) {
+	.title = { "\xff\x80t", 3 }, .logged = "FF8074",
+};
+
+FIXTURE_VARIANT_ADD(proctitle, blank_first) {
+	.title = { "t_ctx", 5, true }, .logged = "\"t_ctx\"",
 };
 
 FIXTURE_SETUP(proctitle)
@@ -830,15 +847,17 @@ static int arg_area(char **start, char **end)
 
 static int child_two_titles(void *arg)
 {
-	const FIXTURE_VARIANT(proctitle) *v = arg;
+	const struct title *t = arg;
 	char *start, *end;
 
-	if (arg_area(&start, &end) || end - start < v->len + 1)
+	if (arg_area(&start, &end) || end - start < t->len + 1)
 		return C_SYSCALL;
 	memset(start, 0, end - start);
-	memcpy(start, v->title, v->len);
+	if (t->blank_first)
+		syscall(__NR_getppid);
+	memcpy(start, t->text, t->len);
 	syscall(__NR_getppid);
-	memset(start, 'z', v->len);
+	memset(start, 'z', t->len);
 	syscall(__NR_getppid);
 	return 0;
 }
@@ -849,14 +868,15 @@ TEST_F(proctitle, kept_as_first_logged)
 	struct audit_syscall_match m = { .nr = __NR_getppid, .key = "t_ctx" };
 	struct audit_nl *nl = &self->nl;
 	const struct audit_record *r;
+	int want = variant->title.blank_first ? 3 : 2;
 	int i = -1, n = 0;
-	const char *f;
+	const char *f, *logged;
 	pid_t pid;
 
 	if (!self->ready)
 		SKIP(return, "no audit daemon session");
-	run_logged(_metadata, nl, child_two_titles, (void *)variant, nrs, 1,
-		   &pid);
+	run_logged(_metadata, nl, child_two_titles, (void *)&variant->title,
+		   nrs, 1, &pid);
 	m.pid = pid;
 	while ((i = audit_find(nl, i + 1, audit_match_syscall, &m)) >= 0) {
 		n++;
@@ -866,17 +886,18 @@ TEST_F(proctitle, kept_as_first_logged)
 			TH_LOG("no PROCTITLE record in event %lu",
 			       nl->rec[i].serial);
 		}
+		logged = n == 1 && want == 3 ? "\"(null)\"" : variant->logged;
 		f = strstr(r->text, "): proctitle=");
-		EXPECT_TRUE(f && !strcmp(f + 13, variant->logged)) {
+		EXPECT_TRUE(f && !strcmp(f + 13, logged)) {
 			TH_LOG("getppid() %d: %s, not proctitle=%s", n,
-			       r->text, variant->logged);
+			       r->text, logged);
 		}
 		EXPECT_EQ(NULL, audit_event_record(nl, nl->rec[i].serial,
 						   AUDIT_PROCTITLE, 1));
 	}
-	if (n != 2)
+	if (n != want)
 		audit_dump(nl);
-	EXPECT_EQ(2, n);
+	EXPECT_EQ(want, n);
 }
 
 /*
