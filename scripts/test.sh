@@ -3,7 +3,8 @@
 # test.sh: for each base in BASES (see below) prepare the tree, build the
 # VARIANTS (default: "base patched"), build the initramfs, boot each kernel
 # under QEMU and run the audit selftests. Ends with "N passed, N failed".
-# TESTS="filter_test ..." runs a subset. Each kernel is booted once for all
+# TESTS="filter_test ..." runs a subset (an unknown name stops the run at
+# once; a run that executes no test fails). Each kernel is booted once for all
 # the selftests, and once more for those that need kernel arguments
 # (never_task_test: audit=1 audit_never_task=1), and the patched kernel once
 # more for what the selftests leave behind (HYGIENE=0 skips it: guest/init's
@@ -53,6 +54,19 @@ fi
 for b in $BASES; do
 	[ -f "$TOP/kernel/$b.conf" ] || die "unknown base '$b' (known: $BASES_ALL)"
 done
+# TESTS names programs of the selftests: refuse an unknown one before
+# building anything
+if [ -n "${TESTS:-}" ]; then
+	known=$(awk '/^TEST_GEN_PROGS[ \t]*:?=/ { on = 1; sub(/^[^=]*=/, "") }
+		on { c = sub(/\\$/, ""); printf "%s ", $0; if (!c) on = 0 }' \
+		"$TOP/tools/testing/selftests/audit/Makefile" | xargs)
+	for t in $TESTS; do
+		case " $known " in
+		*" $t "*) ;;
+		*) die "TESTS: no selftest program '$t' (known: $known)" ;;
+		esac
+	done
+fi
 if [ "${DEBUG:-0}" = 1 ]; then
 	export SUFFIX=-debug$ASUF
 	export FRAGMENTS="Kconfig/debug.config ${FRAGMENTS:-}"
@@ -281,6 +295,8 @@ done
 
 info "audit selftests done in $(( $(date +%s) - start ))s (logs: ${LOGS#$TOP/}/)"
 cat "$summary"
+# a run that executed no test proves nothing
+[ $((tp + tf)) != 0 ] || problems="$problems no-test-ran"
 [ -z "$problems" ] || echo "problems:$problems"
 [ -z "$problems" ] || tf=$((tf + 1))
 echo "$tp passed, $tf failed, $ts skipped"
