@@ -172,7 +172,11 @@ add_selftests() {
 		     { print }' "$t/MAINTAINERS" > "$t/MAINTAINERS.new" && mv "$t/MAINTAINERS.new" "$t/MAINTAINERS"
 	fi
 	[ -e "$t/.git" ] || return 0
-	git -C "$t" add -A tools/testing/selftests MAINTAINERS
+	# -f: the directory holds only what was copied above, and a tree's
+	# .gitignore may ignore it (Debian's ignores tools/) or its .gitignore
+	# (the kernel's ignores dot files)
+	git -C "$t" add -A -f tools/testing/selftests/audit \
+		tools/testing/selftests/Makefile MAINTAINERS
 	git -C "$t" diff --cached --quiet ||
 		git -C "$t" commit -q -F "$TOP/patches/selftests.msg" --date="2000-01-01T00:00:00Z"
 }

@@ -1085,4 +1085,3 @@ bool audit_match_set_enabled(const struct audit_record *r,
 	return r->type == AUDIT_CONFIG_CHANGE && audit_field_is(r, "op", "set") &&
 	       audit_field(r, "audit_enabled");
 }
-
