@@ -102,7 +102,7 @@ export: deps
 series: deps
 	@$(S)/series.sh $(BASE)
 
-apply: deps
+apply:
 	@$(S)/apply.sh "$(KSRC)"
 
 clean:

@@ -14,6 +14,9 @@
 #  - every difftest/mutants/*.patch (or the base's own version of it in
 #    difftest/mutants/BASE/) still applies to the patched tree, so
 #    that make difftest MUTANT=... shows what it says it shows
+#  - make apply (scripts/apply-test.sh, primary base): a plain tree, git
+#    trees (one whose .gitignore ignores tools/), a conflicting one, a dirty
+#    one, one without an identity, one applied twice, an unpinned release
 #  - the selftests build with make -C tools/testing/selftests TARGETS=audit
 #    for x86, and cross-compiled for arm64 and riscv64, without a warning
 #  - kernel/, io_uring/ and init/ compile with CONFIG_AUDIT=n and with
@@ -88,6 +91,20 @@ for b in $BASES; do
 	done
 
 	case " $QUICK_BASES " in *" $b "*) continue ;; esac
+
+	# make apply on the trees a developer brings (scripts/apply-test.sh)
+	if [ "$b" = "$PRIMARY_BASE" ]; then
+		"$TOP/scripts/apply-test.sh" "$b" > "$BDIR/check-apply.log" 2>&1
+		while IFS= read -r l; do
+			case "$l" in
+			"  ok   "*) ok "$b: make apply, ${l#  ok   }" ;;
+			"  FAIL "*) bad "$b: make apply, ${l#  FAIL }" ;;
+			"       "*) echo "$l" ;;
+			esac
+		done < "$BDIR/check-apply.log"
+		grep -q "^[0-9]* passed, [0-9]* failed$" "$BDIR/check-apply.log" ||
+			{ bad "$b: scripts/apply-test.sh stopped:"; tail -5 "$BDIR/check-apply.log" | sed 's/^/       /'; }
+	fi
 
 	# the selftests build from the kernel tree alone, as kselftest builds
 	# them, natively and with Debian's cross compilers, without a warning

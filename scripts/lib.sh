@@ -177,8 +177,13 @@ add_selftests() {
 	# (the kernel's ignores dot files)
 	git -C "$t" add -A -f tools/testing/selftests/audit \
 		tools/testing/selftests/Makefile MAINTAINERS
+	# SELFTESTS_AUTHOR="Name <mail>" (make apply: the series' author, as
+	# git am keeps it; the committer is the tree's own identity) and
+	# SELFTESTS_DATE=now (make apply) or a fixed date (the harness's trees)
 	git -C "$t" diff --cached --quiet ||
-		git -C "$t" commit -q -F "$TOP/patches/selftests.msg" --date="2000-01-01T00:00:00Z"
+		git -C "$t" commit -q -F "$TOP/patches/selftests.msg" \
+			${SELFTESTS_AUTHOR:+--author="$SELFTESTS_AUTHOR"} \
+			$([ "${SELFTESTS_DATE:-}" = now ] || echo --date="${SELFTESTS_DATE:-2000-01-01T00:00:00Z}")
 }
 
 # Identity for the commits of the harness's own trees (build/), so that
