@@ -10,7 +10,9 @@
 #  - coccinelle's report mode on those files: likewise
 #  - make series stops without the sender's identity; with one, it builds
 #    the submissions, git send-email --dry-run takes each, and their mails
-#    apply with git am to the pinned base in their order
+#    apply with git am to the pinned base in their order; each submission
+#    applies on the base with its AFTER set alone, whose patch ids its
+#    prerequisite-patch-id: lines are
 #  - every difftest/mutants/*.patch (or the base's own version of it in
 #    difftest/mutants/BASE/) still applies to the patched tree, so
 #    that make difftest MUTANT=... shows what it says it shows
@@ -176,6 +178,34 @@ for b in $BASES; do
 				bad "$b: the submissions apply but do not give the series' tree"
 			fi
 		fi
+		# each submission applies on the base and the submissions it says
+		# it comes after (AFTER) alone, and its cover's
+		# prerequisite-patch-id: lines are exactly theirs
+		while read -r sname range prefix after; do
+			case "$sname" in ''|'#'*) continue ;; esac
+			sd=$(ls -d "$BUILD/series/$b"/[0-9][0-9]-"$sname"/ 2>/dev/null)
+			[ -n "$sd" ] || continue
+			git -C "$am" reset -q --hard base
+			mails=
+			for d in ${after//,/ }; do
+				[ "$d" = - ] || mails="$mails $(ls "$BUILD/series/$b"/[0-9][0-9]-"$d"/0*.patch | grep -v 0000-cover-letter)"
+			done
+			want=$(for m in $mails; do git -C "$am" patch-id --stable < "$m" | cut -d' ' -f1; done)
+			got=$(sed -n 's/^prerequisite-patch-id: //p' "$sd/0000-cover-letter.patch")
+			mails="$mails $(ls "$sd"0*.patch | grep -v 0000-cover-letter)"
+			failed=
+			for m in $mails; do
+				git -C "$am" apply --index "$m" > "$out/series-am.log" 2>&1 || { failed=$m; break; }
+			done
+			if [ -n "$failed" ]; then
+				bad "$b: $sname does not apply on the base and its AFTER set ($after): $(basename "$failed")"
+				sed 's/^/       /' "$out/series-am.log" | head -5
+			elif [ "$want" != "$got" ]; then
+				bad "$b: $sname: prerequisite-patch-id: lines are not the patches of its AFTER set ($after)"
+			else
+				ok "$b: $sname applies on the base with only its AFTER set ($after), which its prerequisite-patch-id: lines name"
+			fi
+		done < "$PATCHDIR/submissions"
 		git -C "$KSRC" worktree remove -f "$am" >/dev/null 2>&1 || true
 	fi
 

@@ -4,8 +4,11 @@
 #
 # The primary base: one directory per submission of patches/BASE/submissions
 # (NN-NAME/), each a complete git format-patch --cover-letter --base set:
-# the cover letter from patches/BASE/covers/NAME.txt, the base commit and
-# the prerequisite patch ids of the submissions before it (b4 reads them),
+# the cover letter from patches/BASE/covers/NAME.txt (its first paragraph
+# the subject), naming the upstream tag it applies to; base-commit: where
+# kernel/BASE.conf names the tag's commit (UPSTREAM_COMMIT); the patch ids
+# of the submissions it comes after (AFTER), and only those, as
+# prerequisite-patch-id: (b4 reads them);
 # To/Cc from the tree's scripts/get_maintainer.pl for what the submission
 # touches. Prints the git send-email commands in the order they must go,
 # with what each one waits for.
@@ -36,28 +39,49 @@ if [ "$name <$email>" = "$placeholder" ] || [ "$email" = "${placeholder#*<}" ] |
 fi
 sender="$name <$email>"
 
-"$TOP/scripts/prepare.sh" "$BASE" >/dev/null
 out=$BUILD/series/$BASE
+if [ "$BASE" != "$PRIMARY_BASE" ] && [ ! -f "$PATCHDIR/stable-request" ]; then
+	rm -rf "$out"
+	info "$BASE: nothing to send. The fixes go to stable from mainline (Cc: stable); patches/$BASE/ holds this repository's backports for building and testing $BASE."
+	exit 0
+fi
+# the mails are made from patches/BASE/: a commit in the prepared tree that
+# make export has not written there would be lost by preparing it again
+stamp=$BDIR/prepared.stamp
+if [ -d "$KSRC/.git" ] && [ -f "$stamp" ]; then
+	head=$(git -C "$KSRC" rev-parse HEAD)
+	if [ "$head" != "$(cut -d' ' -f2 "$stamp")" ]; then
+		die "$KSRC has commits that are not in patches/$BASE/ (HEAD $(git -C "$KSRC" rev-parse --short HEAD) is not the tree make prepare or make export left): run 'make export BASE=$BASE' first, or 'make prepare BASE=$BASE' to drop them (it keeps them on a branch)"
+	fi
+	[ -z "$(git -C "$KSRC" status --porcelain --untracked-files=no)" ] ||
+		die "$KSRC has uncommitted changes: commit them and run 'make export BASE=$BASE', or discard them, first"
+fi
+"$TOP/scripts/prepare.sh" "$BASE" >/dev/null
 rm -rf "$out"
 mkdir -p "$out"
 cd "$KSRC"
+# the upstream tag of the release the series applies to
+tag=v${KVER}
 
 # the sender in place of the harness's placeholder, in headers and trailers
 sign() {
 	local ph_name=${placeholder% <*} ph_mail=${placeholder#*<}
 	ph_mail=${ph_mail%>}
 	sed -i -e "s|^From: $ph_name <$ph_mail>\$|From: $sender|" \
-		-e "s|^Signed-off-by: $ph_name <$ph_mail>\$|Signed-off-by: $sender|" "$@"
-	if grep -l "$ph_mail" "$@" >/dev/null; then
-		die "the placeholder identity is left in $(grep -l "$ph_mail" "$@" | head -1)"
+		-e "s|^Signed-off-by: $ph_name <$ph_mail>\$|Signed-off-by: $sender|" \
+		-e "s|^$ph_name (\([0-9]*\)):\$|${sender% <*} (\1):|" "$@"
+	if grep -l -e "$ph_mail" -e "$ph_name" "$@" >/dev/null; then
+		die "the placeholder identity is left in $(grep -l -e "$ph_mail" -e "$ph_name" "$@" | head -1)"
 	fi
 }
 
 gm() {	# get_maintainer.pl on mails: maintainers (To) or lists (Cc)
 	local what=$1
 	shift
+	# --no-keywords: a K: pattern matches words in the patch text (RISC-V's
+	# matches an #ifdef __riscv of the selftests), not what it touches
 	PATH=/usr/bin:$PATH perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-		--no-rolestats --no-tree $what "$@" 2>/dev/null | grep '@' | paste -sd, -
+		--no-rolestats --no-tree --no-keywords $what "$@" 2>/dev/null | grep '@' | paste -sd, -
 }
 
 send_cmd() {	# DIR TO CC: print the command, run it with --dry-run if asked
@@ -74,10 +98,6 @@ send_cmd() {	# DIR TO CC: print the command, run it with --dry-run if asked
 
 if [ "$BASE" != "$PRIMARY_BASE" ]; then
 	req=$PATCHDIR/stable-request
-	if [ ! -f "$req" ]; then
-		info "$BASE: nothing to send. The fixes go to stable from mainline (Cc: stable); patches/$BASE/ holds this repository's backports for building and testing $BASE."
-		exit 0
-	fi
 	# "commit SUBJECT" lines, then the text of the request
 	m=$out/0001-stable-request.patch
 	ids=$(awk '/^commit /{print $2}' "$req")
@@ -112,7 +132,7 @@ done
 covered=0
 i=0
 prev_tip=
-declare -A tip_of
+declare -A tip_of first_of
 echo "The submissions, in the order they go (review each before sending):"
 while read -r sname range prefix after; do
 	case "$sname" in ''|'#'*) continue ;; esac
@@ -136,24 +156,47 @@ while read -r sname range prefix after; do
 		--no-signature --zero-commit --subject-prefix="$prefix" "$first^..$last" >/dev/null
 	sign "$dir"/*.patch
 	# base-commit: the upstream commit of the release, where the base's
-	# conf names it (UPSTREAM_COMMIT); else the unpacked release's own
-	if [ -n "${UPSTREAM_COMMIT:-}" ]; then
-		sed -i "s/^base-commit: .*/base-commit: $UPSTREAM_COMMIT/" "$dir"/0000-cover-letter.patch
-	fi
-	n=$(ls "$dir"/0*.patch | grep -vc 0000-cover-letter)
-	after_text=
+	# conf names it (UPSTREAM_COMMIT); the unpacked release's own commit is
+	# nobody else's, so without one there is none (the cover names the
+	# tag). prerequisite-patch-id: the patches of the AFTER submissions
+	# alone, in their order, not every patch before this one (git
+	# patch-id --stable, as format-patch --base computes them)
+	prereq=
 	if [ "$after" != - ]; then
 		for d in ${after//,/ }; do
 			[ -n "${tip_of[$d]:-}" ] || die "patches/$BASE/submissions: $sname comes after $d, which is not listed before it"
+			for c in $(git rev-list --reverse "${first_of[$d]}^..${tip_of[$d]}"); do
+				prereq="$prereq prerequisite-patch-id: $(git diff-tree -p "$c" | git patch-id --stable | cut -d' ' -f1)"
+			done
 		done
-		after_text="It applies on top of: ${after//,/, } (sent before it)."
 	fi
-	python3 - "$dir/0000-cover-letter.patch" "$cover" "$PKG $PKG_VERSION (Linux $KVER)" "$after_text" \
+	python3 - "$dir/0000-cover-letter.patch" "${UPSTREAM_COMMIT:-}" "$prereq" <<'PY'
+import sys
+path, upstream, prereq = sys.argv[1:4]
+out = []
+for l in open(path).read().split("\n"):
+    if l.startswith("prerequisite-patch-id: "):
+        continue
+    if l.startswith("base-commit: "):
+        if upstream:
+            out.append("base-commit: " + upstream)
+        out += ["prerequisite-patch-id: " + p.strip()
+                for p in prereq.split("prerequisite-patch-id:") if p.strip()]
+        continue
+    out.append(l)
+open(path, "w").write("\n".join(out))
+PY
+	n=$(ls "$dir"/0*.patch | grep -vc 0000-cover-letter)
+	after_text=
+	[ "$after" = - ] || after_text="It applies on top of: ${after//,/, } (sent before it)."
+	python3 - "$dir/0000-cover-letter.patch" "$cover" "$tag" "$after_text" \
 		"${sender% <*}" <<'PY'
 import sys
 path, template, base, after, signer = sys.argv[1:6]
-lines = open(template).read().split("\n")
-subject, body = lines[0], "\n".join(lines[2:]).rstrip()
+text = open(template).read().strip("\n")
+# the subject is the first paragraph, however it is wrapped
+head, _, body = text.partition("\n\n")
+subject, body = " ".join(head.split()), body.rstrip()
 body += "\n\nBased on " + base + "." + ((" " + after) if after else "")
 body += "\n\n" + signer
 s = open(path).read()
@@ -167,13 +210,15 @@ PY
 	also=$PATCHDIR/covers/$sname.also
 	if [ -f "$also" ]; then
 		files=$(grep -v '^#' "$also" | grep .)
-		to=$( (echo "$to"; gm "--no-l -f" $files) | tr ',' '\n' | grep . | awk '!seen[$0]++' | paste -sd, -)
-		cc=$( (echo "$cc"; gm "--no-m --no-r -f" $files) | tr ',' '\n' | grep . | awk '!seen[$0]++' | paste -sd, -)
+		# on Cc: they review it; To: stays the owners of what it touches
+		cc=$( (echo "$cc"; gm "-f" $files) | tr ',' '\n' | grep . |
+			grep -vxF -f <(echo "$to" | tr ',' '\n' | grep .) | awk '!seen[$0]++' | paste -sd, -)
 	fi
 	echo
 	echo "$i. $sname: $n patch(es)${after_text:+, after ${after//,/, }}"
 	send_cmd "$dir" "$to" "$cc"
 	tip_of[$sname]=$last
+	first_of[$sname]=$first
 	prev_tip=$last
 done < "$subs"
 [ "$covered" = "$npatch" ] ||
