@@ -166,7 +166,7 @@ while read -r sname range prefix after; do
 		for d in ${after//,/ }; do
 			[ -n "${tip_of[$d]:-}" ] || die "patches/$BASE/submissions: $sname comes after $d, which is not listed before it"
 			for c in $(git rev-list --reverse "${first_of[$d]}^..${tip_of[$d]}"); do
-				prereq="$prereq prerequisite-patch-id: $(git diff-tree -p "$c" | git patch-id --stable | cut -d' ' -f1)"
+				prereq="$prereq $(git diff-tree -p "$c" | git patch-id --stable | cut -d' ' -f1)"
 			done
 		done
 	fi
@@ -180,8 +180,7 @@ for l in open(path).read().split("\n"):
     if l.startswith("base-commit: "):
         if upstream:
             out.append("base-commit: " + upstream)
-        out += ["prerequisite-patch-id: " + p.strip()
-                for p in prereq.split("prerequisite-patch-id:") if p.strip()]
+        out += ["prerequisite-patch-id: " + p for p in prereq.split()]
         continue
     out.append(l)
 open(path, "w").write("\n".join(out))
