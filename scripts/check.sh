@@ -149,10 +149,10 @@ for b in $BASES; do
 	else
 		bad "$b: make series / git send-email --dry-run:"; tail -15 "$out/series.log" | sed 's/^/       /'
 	fi
-	if grep -q "submission(s) in\|request to stable\|nothing to send" "$out/series.log" && ! grep -q "^error" "$out/series.log"; then
+	if grep -q "submission(s) in\|fixes for stable in\|nothing to send" "$out/series.log" && ! grep -q "^error" "$out/series.log"; then
 		ok "$b: make series: $(ls -d "$BUILD/series/$b"/*/ 2>/dev/null | wc -l) submission(s), $(find "$BUILD/series/$b" -name '*.patch' | wc -l) mail(s); git send-email --dry-run accepts each"
 	fi
-	# a backport base sends no patches (at most a request to stable)
+	# a backport base sends only its backports of fixes to stable
 	if [ "$b" = "$PRIMARY_BASE" ] && [ -s "$out/series.log" ] && ! grep -q "^error" "$out/series.log"; then
 		am=$BDIR/check-am
 		git -C "$KSRC" worktree remove -f "$am" >/dev/null 2>&1 || rm -rf "$am"

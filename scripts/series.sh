@@ -14,10 +14,12 @@
 # with what each one waits for.
 #
 # A backport base: what goes to stable for it. patches/BASE/stable-request
-# names upstream commits that the base lacks; series.sh writes the request
-# that the stable rules ask for (subject, upstream id, why, which trees).
-# The base's own patches are this repository's implementations for
-# building and testing, not mails.
+# names the base's backports of the mainline fixes tagged for stable whose
+# mainline patches do not apply to it, with their mainline ids once they
+# are merged; series.sh writes them as [PATCH BASE.y n/m] mails with a
+# cover letter, as the stable rules ask (the upstream id first in each).
+# The base's other patches are this repository's backports for building,
+# testing and distribution kernels, not mails.
 #
 # From: and Signed-off-by: are the sender's: git config user.name and
 # user.email, which must be set (and must not be the harness's placeholder).
@@ -98,24 +100,44 @@ send_cmd() {	# DIR TO CC: print the command, run it with --dry-run if asked
 
 if [ "$BASE" != "$PRIMARY_BASE" ]; then
 	req=$PATCHDIR/stable-request
-	# "commit SUBJECT" lines, then the text of the request
-	m=$out/0001-stable-request.patch
-	ids=$(awk '/^commit /{print $2}' "$req")
+	branch=${KVER%.*}.y
+	# "patch FILE UPSTREAM" lines, then the text of the cover letter
+	pat='^patch [0-9][0-9][0-9][0-9]-[^ ]*[.]patch'
+	files=($(awk -v p="$pat" '$0 ~ p {print $2}' "$req"))
+	ups=($(awk -v p="$pat" '$0 ~ p {print $3}' "$req"))
+	total=${#files[@]}
+	[ "$total" -gt 0 ] || die "patches/$BASE/stable-request names no patch (\"patch FILE UPSTREAM\" lines)"
 	{
+		echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
 		echo "From: $sender"
-		echo "To: stable@vger.kernel.org"
-		echo "Subject: [${KVER%.*}.y] request: $(echo $ids | sed 's/ /, /g')"
+		echo "Subject: [PATCH $branch 0/$total] backports of mainline fixes tagged for stable"
 		echo
-		sed '/^#/d' "$req"
+		grep -v -e '^#' -e "$pat" "$req"
 		echo
 		echo "${sender% <*}"
-	} > "$m"
-	sed -i '1i From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001' "$m"
-	# the maintainers and lists of what the commits touch
-	files=$(git -C "$KSRC" diff --name-only base..HEAD -- kernel io_uring include | sort -u)
-	cc=$(cd "$KSRC" && PATH=/usr/bin:$PATH perl scripts/get_maintainer.pl --no-git \
-		--no-git-fallback --no-rolestats --no-tree -f $files 2>/dev/null | grep '@' | paste -sd, -)
-	info "$BASE: a request to stable for $(echo $ids | wc -w) upstream commit(s) in ${out#$TOP/}"
+	} > "$out/0000-cover-letter.patch"
+	unmerged=0
+	for i in "${!files[@]}"; do
+		f=${files[$i]} up=${ups[$i]:--} n=$((i + 1))
+		[ -f "$PATCHDIR/$f" ] && grep -qx "$f" "$PATCHDIR/series" ||
+			die "patches/$BASE/stable-request names $f, which is not in patches/$BASE/series"
+		grep -q '^Cc: stable@vger.kernel.org' "$PATCHDIR/$f" ||
+			die "patches/$BASE/stable-request names $f, which has no Cc: stable tag: stable takes only the fixes mainline tags for it"
+		m=$out/$(printf %04d "$n")-${f#[0-9][0-9][0-9][0-9]-}
+		# the subject gains the stable branch and the position; the body
+		# starts with the upstream id stable asks for, once there is one
+		awk -v tag="[PATCH $branch $n/$total]" -v up="$up" '
+			!done && /^Subject: \[PATCH\] / { sub(/^Subject: \[PATCH\]/, "Subject: " tag) }
+			!done && /^$/ { print; if (up != "-") { print "commit " up " upstream."; print "" }; done = 1; next }
+			{ print }' "$PATCHDIR/$f" > "$m"
+		[ "$up" != "-" ] || unmerged=$((unmerged + 1))
+	done
+	sign "$out"/*.patch
+	cc=$(gm "" $(ls "$out"/*.patch | grep -v /0000-))
+	info "$BASE: $total backport(s) of mainline fixes for stable in ${out#$TOP/}"
+	if [ "$unmerged" -gt 0 ]; then
+		echo "note: the mainline fix of $unmerged of the $total is not merged yet (\"-\" in patches/$BASE/stable-request): stable takes a backport only of a merged commit, named by a \"commit <id> upstream.\" line. Put each fix's mainline id there once it is merged, and send then."
+	fi
 	echo "To send (review first):"
 	send_cmd "$out" stable@vger.kernel.org "$cc"
 	exit 0
