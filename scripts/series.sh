@@ -136,7 +136,7 @@ if [ "$BASE" != "$PRIMARY_BASE" ]; then
 	cc=$(gm "" $(ls "$out"/*.patch | grep -v /0000-))
 	info "$BASE: $total backport(s) of mainline fixes for stable in ${out#$TOP/}"
 	if [ "$unmerged" -gt 0 ]; then
-		echo "note: the mainline fix of $unmerged of the $total is not merged yet (\"-\" in patches/$BASE/stable-request): stable takes a backport only of a merged commit, named by a \"commit <id> upstream.\" line. Put each fix's mainline id there once it is merged, and send then."
+		echo "note: $unmerged of these $total backports name no mainline commit yet (\"-\" in patches/$BASE/stable-request): stable takes a backport only of a merged commit, named by a \"commit <id> upstream.\" line. Put each fix's mainline id there once it is merged, and send then."
 	fi
 	echo "To send (review first):"
 	send_cmd "$out" stable@vger.kernel.org "$cc"
