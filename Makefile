@@ -12,9 +12,13 @@
 #                        ARCH=x86_64: the first part alone; LSM=1: the
 #                        LSM variant alone)
 #   make test-all        the full matrix: every base as mainline above, the
-#                        LSM variant, and on debug kernels, and mainline on
-#                        arm64 in full (BASES=6.12: one base in full;
-#                        DEBUG=1: KASAN/lockdep)
+#                        LSM variant, and on debug kernels, the IA32 variant
+#                        (x86_64 kernels that run i386 tasks: compat_test
+#                        and difftest's compat steps, base and patched, the
+#                        compat mutants), and mainline on arm64 in full
+#                        (BASES=6.12: one base in full; DEBUG=1: KASAN/
+#                        lockdep; make test ARCH=x86_64 IA32=1: the IA32
+#                        variant's first part alone)
 #   make bench           base vs patched, instructions/op, table and plot
 #                        (O2=1, CONFIG=distro, ARCH=arm64)
 #   make difftest        base vs patched: the same random rules and syscalls
@@ -71,6 +75,10 @@ boot: kernel initramfs
 # also runs the LSM variant of the primary base (selftests and difftest,
 # base and patched; its mutants are the first part's)
 LSM_STAGE = BACKPORTS=0 MUTANTS= SELFTEST_MUTANTS= HYGIENE=0 LSM=1 $(S)/test.sh
+# the IA32 variant: the mistakes only a compat task shows, as on arm64
+IA32_MUTANTS = arch-field-ignored:compat_test exit-set-native-arch-only:compat_test \
+	exit-reads-native-set:compat_test dupe-rule-without-arch:compat_test
+IA32_STAGE = BACKPORTS=0 MUTANTS= SELFTEST_MUTANTS="$(IA32_MUTANTS)" HYGIENE=0 IA32=1 $(S)/test.sh
 test: deps
 	@[ "$(LSM)" = 1 ] || $(S)/test.sh
 	@[ -n "$(ARCH)" ] && [ "$(LSM)" != 1 ] || $(LSM_STAGE)
@@ -79,6 +87,7 @@ test-all: deps
 	@BASES=all $(S)/test.sh
 	@$(LSM_STAGE)
 	@DEBUG=1 $(LSM_STAGE)
+	@[ -n "$(ARCH)" ] || $(IA32_STAGE)
 	@[ -n "$(ARCH)" ] || ARCH=arm64 $(S)/test.sh
 
 bench: deps

@@ -81,6 +81,16 @@ if [ "${LSM:-0}" = 1 ]; then
 	export SUFFIX=${SUFFIX%"$ASUF"}-lsm$ASUF
 	export FRAGMENTS="Kconfig/lsm.config ${FRAGMENTS:-}"
 fi
+# IA32=1 (x86_64): the IA32 variant (Kconfig/ia32.config: 32-bit tasks),
+# built in build/BASE/VARIANT-ia32; compat_test's i386 task runs, and the
+# differential test has compat steps and arch=b32 rules (DIFF_COMPAT=1)
+if [ "${IA32:-0}" = 1 ]; then
+	[ "$ARCH" = x86_64 ] || die "IA32=1 is the x86_64 kernels' compat ABI; ARCH=$ARCH runs its own (arm64: AArch32)"
+	SUFFIX=${SUFFIX:-}
+	export SUFFIX=${SUFFIX%"$ASUF"}-ia32$ASUF
+	export FRAGMENTS="Kconfig/ia32.config ${FRAGMENTS:-}"
+	export DIFF_COMPAT=1
+fi
 # programs that run in a boot of their own on every kernel (kauditd_test
 # sets the failure mode to panic, and counts records the kernel loses)
 OWN_BOOT=${OWN_BOOT-kauditd_test}
