@@ -75,10 +75,8 @@ boot: kernel initramfs
 # also runs the LSM variant of the primary base (selftests and difftest,
 # base and patched; its mutants are the first part's)
 LSM_STAGE = BACKPORTS=0 MUTANTS= SELFTEST_MUTANTS= HYGIENE=0 LSM=1 $(S)/test.sh
-# the IA32 variant: the mistakes only a compat task shows, as on arm64
-IA32_MUTANTS = arch-field-ignored:compat_test exit-set-native-arch-only:compat_test \
-	exit-reads-native-set:compat_test dupe-rule-without-arch:compat_test
-IA32_STAGE = BACKPORTS=0 MUTANTS= SELFTEST_MUTANTS="$(IA32_MUTANTS)" HYGIENE=0 IA32=1 $(S)/test.sh
+# the IA32 variant, with the compat mutants (test.sh)
+IA32_STAGE = BACKPORTS=0 HYGIENE=0 IA32=1 $(S)/test.sh
 test: deps
 	@[ "$(LSM)" = 1 ] || $(S)/test.sh
 	@[ -n "$(ARCH)" ] && [ "$(LSM)" != 1 ] || $(LSM_STAGE)

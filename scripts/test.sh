@@ -83,13 +83,15 @@ if [ "${LSM:-0}" = 1 ]; then
 fi
 # IA32=1 (x86_64): the IA32 variant (Kconfig/ia32.config: 32-bit tasks),
 # built in build/BASE/VARIANT-ia32; compat_test's i386 task runs, and the
-# differential test has compat steps and arch=b32 rules (DIFF_COMPAT=1)
+# differential test has compat steps and arch=b32 rules (DIFF_COMPAT=1);
+# its mutants are the compat ones (the others are the test kernels')
 if [ "${IA32:-0}" = 1 ]; then
 	[ "$ARCH" = x86_64 ] || die "IA32=1 is the x86_64 kernels' compat ABI; ARCH=$ARCH runs its own (arm64: AArch32)"
 	SUFFIX=${SUFFIX:-}
 	export SUFFIX=${SUFFIX%"$ASUF"}-ia32$ASUF
 	export FRAGMENTS="Kconfig/ia32.config ${FRAGMENTS:-}"
 	export DIFF_COMPAT=1
+	MUTANTS_DEFAULT= SELFTEST_MUTANTS_DEFAULT=$COMPAT_SELFTEST_MUTANTS
 fi
 # programs that run in a boot of their own on every kernel (kauditd_test
 # sets the failure mode to panic, and counts records the kernel loses)
