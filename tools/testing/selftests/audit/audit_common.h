@@ -371,6 +371,70 @@ audit_record_in_child_syscall(struct __test_metadata *_metadata,
 	}
 	return r;
 }
+
+#define AUDIT_PROBE_TYPES 16
+
+/* the types of the records of one event, in order */
+struct audit_probe {
+	int n;
+	int type[AUDIT_PROBE_TYPES];
+};
+
+/*
+ * A child makes the kernel log a CONFIG_CHANGE record in its sendto();
+ * store the types of the records of that event in @p. What the event
+ * holds besides the CONFIG_CHANGE record depends on the context: one that
+ * is not a dummy (a rule is counted) has collected the sendto()'s address,
+ * so the event has a SOCKADDR record. @when names the step of the test.
+ * Two probes that must be alike are compared by audit_expect_same_event().
+ */
+static inline void audit_probe_event(struct __test_metadata *_metadata,
+				     struct audit_nl *nl,
+				     struct audit_probe *p, const char *when)
+{
+	const struct audit_record *r, *sys;
+	pid_t pid;
+	int i;
+
+	r = audit_record_in_child_syscall(_metadata, nl, &pid, when);
+
+	/* a SYSCALL record of the event must describe the child's sendto() */
+	sys = audit_event_record(nl, r->serial, AUDIT_SYSCALL, 0);
+	if (sys) {
+		char len[16];
+
+		snprintf(len, sizeof(len), "%zx", (size_t)AUDIT_SET_ENABLED_LEN);
+		EXPECT_TRUE(audit_field_is_num(sys, "syscall", __NR_sendto) &&
+			    audit_field_is_num(sys, "pid", pid) &&
+			    audit_field_is(sys, "a2", len)) {
+			TH_LOG("%s: the SYSCALL record is not the child's sendto(): %s",
+			       when, sys->text);
+		}
+	}
+	p->n = 0;
+	for (i = 0; i < nl->nrec; i++)
+		if (nl->rec[i].serial == r->serial && p->n < AUDIT_PROBE_TYPES)
+			p->type[p->n++] = nl->rec[i].type;
+}
+
+/*
+ * The event of a probe after a rule went (deleted, or dropped by the
+ * kernel) must have the records of the one before the rule was added.
+ */
+static inline void audit_expect_same_event(struct __test_metadata *_metadata,
+					   const struct audit_probe *before,
+					   const struct audit_probe *after)
+{
+	int i;
+
+	EXPECT_EQ(before->n, after->n);
+	for (i = 0; i < before->n && i < after->n; i++) {
+		if (before->type[i] != after->type[i])
+			TH_LOG("record %d: type %d before the rule, %d after it went",
+			       i, before->type[i], after->type[i]);
+		EXPECT_EQ(before->type[i], after->type[i]);
+	}
+}
 #endif
 
 #endif /* _AUDIT_SELFTEST_COMMON_H */

@@ -29,7 +29,9 @@
  *    it was: the kernel classifies a rule by its arch field when it is
  *    added and when it goes, and the copy must have it too (this one
  *    needs no 32-bit task either, but a kernel with a class of compat
- *    signal syscalls).
+ *    signal syscalls); and once the kernel dropped it, the event of a
+ *    record logged during a syscall is what it was before the rule was
+ *    added: the rule is no longer counted as loaded either.
  * They skip where there is no 32-bit helper (it needs a compiler for the
  * compat ABI: gcc -m32 for x86_64, CROSS_COMPILE_COMPAT for arm64) or the
  * kernel does not run 32-bit tasks (exec fails with ENOEXEC).
@@ -343,6 +345,7 @@ TEST_F(compat_rules, copied_watch_rule_uncounted_by_its_arch)
 {
 	char dir[] = "/tmp/audit-compat-XXXXXX", path[64];
 	struct audit_rule w = rule(AUDIT_ARCH_COMPAT, SYS_kill, "c32watch");
+	struct audit_probe before, after;
 	int fd, ret;
 
 	if (!has_compat_signal_class(_metadata, &self->nl))
@@ -356,8 +359,11 @@ TEST_F(compat_rules, copied_watch_rule_uncounted_by_its_arch)
 	 * The native kill() in an arch=b32 rule: not counted in audit_signals,
 	 * which counts it by the compat class. Its watched file appears, and
 	 * the kernel replaces the rule by a copy; the directory goes, and the
-	 * kernel drops the copy, which it uncounts by the copy's own fields.
+	 * kernel drops the copy, which it uncounts by the copy's own fields;
+	 * with the rule, it stops counting it in audit_n_rules: a syscall's
+	 * event is then what it was before the rule was added.
 	 */
+	audit_probe_event(_metadata, &self->nl, &before, "before the rule");
 	audit_rule_str(&w, AUDIT_WATCH, AUDIT_EQUAL, path);
 	ret = audit_add(&self->nl, &w);
 	if (ret)
@@ -377,6 +383,8 @@ TEST_F(compat_rules, copied_watch_rule_uncounted_by_its_arch)
 	ASSERT_EQ(-ENOENT, ret) {
 		TH_LOG("the rule outlived its watch's directory");
 	}
+	audit_probe_event(_metadata, &self->nl, &after, "after the drop");
+	audit_expect_same_event(_metadata, &before, &after);
 	EXPECT_FALSE(signal_targets_logged(_metadata, &self->nl)) {
 		TH_LOG("dropping the copied rule left audit_signals off by one");
 	}

@@ -46,66 +46,22 @@ FIXTURE_TEARDOWN(drop)
 		fprintf(stderr, "# could not remove %s\n", self->dir);
 }
 
-#define MAX_TYPES 16
-
-struct probe {
-	int n;			/* records in the event */
-	int type[MAX_TYPES];	/* their types, in order */
-};
-
 /*
- * A child makes the kernel log a CONFIG_CHANGE record in its sendto();
- * store the types of the records of that event. What the event holds
- * besides the CONFIG_CHANGE record depends on the context: one that is not
- * a dummy (a rule is loaded) has collected the sendto()'s address, so the
- * event has a SOCKADDR record. @when names the step of the test.
+ * The event of a record logged during a child's syscall
+ * (audit_probe_event()): with no rule loaded it has no SOCKADDR record,
+ * which only a context that is not a dummy collects.
  */
 static void probe_event(struct __test_metadata *_metadata, struct audit_nl *nl,
-			struct probe *p, const char *when)
+			struct audit_probe *p, const char *when)
 {
-	const struct audit_record *r, *sys;
-	pid_t pid;
 	int i;
 
-	r = audit_record_in_child_syscall(_metadata, nl, &pid, when);
-
-	/* a SYSCALL record of the event must describe the child's sendto() */
-	sys = audit_event_record(nl, r->serial, AUDIT_SYSCALL, 0);
-	if (sys) {
-		char len[16];
-
-		snprintf(len, sizeof(len), "%zx", (size_t)AUDIT_SET_ENABLED_LEN);
-		EXPECT_TRUE(audit_field_is_num(sys, "syscall", __NR_sendto) &&
-			    audit_field_is_num(sys, "pid", pid) &&
-			    audit_field_is(sys, "a2", len)) {
-			TH_LOG("%s: the SYSCALL record is not the child's sendto(): %s",
-			       when, sys->text);
-		}
-	}
-	p->n = 0;
-	for (i = 0; i < nl->nrec; i++)
-		if (nl->rec[i].serial == r->serial && p->n < MAX_TYPES)
-			p->type[p->n++] = nl->rec[i].type;
+	audit_probe_event(_metadata, nl, p, when);
 	for (i = 0; i < p->n; i++)
 		EXPECT_NE(AUDIT_SOCKADDR, p->type[i]) {
 			audit_dump(nl);
 			TH_LOG("%s: no rule, yet a SOCKADDR record: not a dummy",
 			       when);
-		}
-}
-
-/* the event after the drop must have the records of the one before the rule */
-static void expect_same_event(struct __test_metadata *_metadata,
-			      const struct probe *before,
-			      const struct probe *after)
-{
-	int i;
-
-	EXPECT_EQ(before->n, after->n);
-	for (i = 0; i < before->n && i < after->n; i++)
-		EXPECT_EQ(before->type[i], after->type[i]) {
-			TH_LOG("record %d: type %d before the rule, %d after the drop",
-			       i, before->type[i], after->type[i]);
 		}
 }
 
@@ -190,7 +146,7 @@ static void drop_rule(struct __test_metadata *_metadata, struct audit_nl *nl,
 		      char *sub, __u32 type, const struct change_match *m)
 {
 	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
-	struct probe before, after;
+	struct audit_probe before, after;
 
 	ASSERT_EQ(0, audit_list_rules(nl, NULL, 0));
 	probe_event(_metadata, nl, &before, "before the rule");
@@ -205,7 +161,7 @@ static void drop_rule(struct __test_metadata *_metadata, struct audit_nl *nl,
 
 	remove_sub(_metadata, nl, sub, m);
 	probe_event(_metadata, nl, &after, "after the rule was dropped");
-	expect_same_event(_metadata, &before, &after);
+	audit_expect_same_event(_metadata, &before, &after);
 }
 
 /* a watch on dir/sub/file goes with dir/sub */
