@@ -20,7 +20,11 @@
 #                        lockdep; make test ARCH=x86_64 IA32=1: the IA32
 #                        variant's first part alone)
 #   make bench           base vs patched, instructions/op, table and plot
-#                        (O2=1, CONFIG=distro, ARCH=arm64)
+#                        (O2=1, CONFIG=distro, ARCH=arm64; WORKLOAD=srctree:
+#                        a source tree unpacked, walked and configured as a
+#                        logged-in user with auditd writing its log;
+#                        WORKLOAD=throughput: recorded events to auditd;
+#                        WORKLOAD=rulesize: 1 to 1000 rules)
 #   make difftest        base vs patched: the same random rules and syscalls
 #                        must give the same records (DIFF_SEEDS=, MUTANT=)
 #   make profile         where instructions go: WORKLOAD=getpid RULES=norules

@@ -5,7 +5,7 @@
  * CLOCK_MONOTONIC advances one ns per guest instruction, so the ns/op this
  * prints are guest instructions per operation.
  *
- *   audit-bench [-n iterations] [-r repetitions] [-u opcode] [-d|-s] workload...
+ *   audit-bench [-n iterations] [-r repetitions] [-u opcode] [-d|-s|-a] workload...
  *   audit-bench [-r repetitions] -t count[,count...]
  *
  * -u adds an io_uring-list rule ("always" for io_uring opcode @opcode) over
@@ -14,6 +14,8 @@
  * -s starts a stalled one instead: it registers as the audit daemon with
  * the default receive buffer and reads nothing while a repetition runs;
  * after each, it reports what its socket holds, then empties it.
+ * -a reports, as -d does, records lost and backlog waits, for a daemon
+ * that runs already (auditd).
  *
  * -t times the rule table's updates with count rules of a compliance-style
  * shape on the syscall exit list (one syscall each, arch=, two auid=
@@ -39,15 +41,23 @@
  * CLOSE of a tmpfs file, audited opcodes), sqpoll_nop32 (32 NOPs through
  * an SQPOLL ring, cost per request).
  *
+ * A workload that is a path (/bench/srctree.sh) is a script: each
+ * repetition forks a child that sets its login uid to 1000 (as pam_loginuid
+ * does for a login session), takes uid and gid 1000, and runs the script with
+ * /bin/sh from /home/user, after one run that is not timed. The time is the
+ * script's, start to exit (iters=1); between repetitions the kernel's backlog
+ * is left to empty, and each prints the AUDITSTAT line below.
+ *
  * Prints one line per workload and repetition:
  *   BENCH <workload> rep=<r> iters=<n> ns_per_op=<x.y>
- * and with -d, from the kernel's audit status before and after:
+ * and with -d or -a, from the kernel's audit status before and after:
  *   AUDITSTAT <workload> rep=<r> lost=<records lost> backlog_wait_time_actual=<ms>
  * and with -s, what the stalled daemon's socket held at the end:
  *   QUEUED <workload> rep=<r> records=<n> rmem_alloc=<bytes> rcvbuf=<bytes>
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <liburing.h>
 #include <linux/audit.h>
@@ -69,6 +79,7 @@ static long iters = 20000;
 static char buf[512];
 static int zero_fd = -1, null_fd = -1;
 static int reader_started;	/* -d or -s */
+static int report_status;	/* -a */
 static int stall_cmd = -1, stall_rep = -1;	/* -s: the pipes to the reader */
 static struct io_uring ring, sqpoll_ring;
 
@@ -610,6 +621,11 @@ static void audit_status_get(struct audit_status *st)
 	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT);
 	ssize_t n;
 
+	/* audit=0: no audit socket, nothing lost, no backlog */
+	if (fd < 0 && errno == EPROTONOSUPPORT) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
 	if (fd < 0 || sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa,
 			     sizeof(sa)) < 0)
 		die("AUDIT_GET", errno);
@@ -693,6 +709,59 @@ static void stall_settle(struct audit_status *st)
 		fprintf(stderr, "audit-bench: kauditd still busy after 10 s\n");
 }
 
+/*
+ * A script workload: one run of @path as a logged-in user (loginuid, uid and
+ * gid 1000), timed from fork to its exit.
+ */
+#define SCRIPT_UID 1000
+static double run_script(const char *path)
+{
+	double t0 = now_ns();
+	char uid[16];
+	int status, fd;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid) {
+		snprintf(uid, sizeof(uid), "%d", SCRIPT_UID);
+		fd = open("/proc/self/loginuid", O_WRONLY);
+		if (fd < 0 || write(fd, uid, strlen(uid)) < 0)
+			die("/proc/self/loginuid", errno);
+		close(fd);
+		if (setgroups(0, NULL) || setgid(SCRIPT_UID) ||
+		    setuid(SCRIPT_UID))
+			die("setuid", errno);
+		if (chdir("/home/user"))
+			die("/home/user", errno);
+		execl("/bin/sh", "sh", path, (char *)NULL);
+		die(path, errno);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "audit-bench: %s failed (status %#x)\n", path,
+			status);
+		exit(3);
+	}
+	return now_ns() - t0;
+}
+
+/* between script runs: the kernel's backlog empty (at most ten seconds) */
+static void backlog_settle(void)
+{
+	struct audit_status st;
+	int tries = 100;
+
+	for (audit_status_get(&st); st.backlog && --tries; audit_status_get(&st))
+		usleep(100000);
+	if (!tries)
+		fprintf(stderr, "audit-bench: backlog still %u after 10 s\n",
+			st.backlog);
+}
+
 static void stall_drain(struct queued *q)
 {
 	if (write(stall_cmd, "q", 1) != 1 ||
@@ -713,7 +782,7 @@ int main(int argc, char **argv)
 	/* a long path with a tab: the EXECVE record has it in hex */
 	memset(long_arg, 'x', sizeof(long_arg) - 1);
 	memcpy(long_arg, long_pfx, sizeof(long_pfx) - 1);
-	while ((opt = getopt(argc, argv, "dsn:r:t:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "adsn:r:t:u:")) != -1) {
 		switch (opt) {
 		case 't': rule_counts = optarg; break;
 		case 'n': iters = atol(optarg); break;
@@ -721,8 +790,9 @@ int main(int argc, char **argv)
 		case 'u': add_uring_rule(atoi(optarg)); break;
 		case 'd': start_audit_reader(0); break;
 		case 's': start_audit_reader(1); break;
+		case 'a': report_status = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] [-d|-s] workload...\n"
+			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] [-d|-s|-a] workload...\n"
 				"       %s [-r reps] -t count[,count...]\n", argv[0], argv[0]);
 			return 2;
 		}
@@ -743,6 +813,30 @@ int main(int argc, char **argv)
 	null_fd = open("/dev/null", O_WRONLY);
 	for (; optind < argc; optind++) {
 		const struct workload *w = NULL;
+
+		if (argv[optind][0] == '/') {
+			const char *name = strrchr(argv[optind], '/') + 1;
+			int len = strcspn(name, ".");
+			struct audit_status s0, s1;
+			double ns;
+
+			run_script(argv[optind]);	/* warm up */
+			backlog_settle();
+			for (r = 0; r < reps; r++) {
+				audit_status_get(&s0);
+				ns = run_script(argv[optind]);
+				backlog_settle();
+				audit_status_get(&s1);
+				printf("BENCH %.*s rep=%d iters=1 ns_per_op=%.1f\n",
+				       len, name, r, ns);
+				printf("AUDITSTAT %.*s rep=%d lost=%u backlog_wait_time_actual=%u\n",
+				       len, name, r, s1.lost - s0.lost,
+				       s1.backlog_wait_time_actual -
+				       s0.backlog_wait_time_actual);
+				fflush(stdout);
+			}
+			continue;
+		}
 
 		for (i = 0; i < (int)(sizeof(workloads) / sizeof(*workloads)); i++)
 			if (!strcmp(workloads[i].name, argv[optind]))
@@ -808,7 +902,7 @@ int main(int argc, char **argv)
 			double t0 = now_ns(), t1;
 			struct audit_status s0, s1;
 
-			if (reader_started)
+			if (reader_started || report_status)
 				audit_status_get(&s0);
 
 			profile_start();
@@ -820,7 +914,7 @@ int main(int argc, char **argv)
 			       w->name, r, n * w->per, (t1 - t0) / (n * w->per));
 			if (stall_cmd >= 0)
 				stall_settle(&s1);
-			if (reader_started) {
+			if (reader_started || report_status) {
 				audit_status_get(&s1);
 				printf("AUDITSTAT %s rep=%d lost=%u backlog_wait_time_actual=%u\n",
 				       w->name, r, s1.lost - s0.lost,

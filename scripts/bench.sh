@@ -17,6 +17,20 @@
 # With "match" in CONFIGS, one more boot per kernel measures what a daemon
 # that stops reading holds in its socket (audit-bench -s: STALL_ITERS
 # getppid, a quarter as many opens): build/bench/BASE-stalled.csv.
+# WORKLOAD=srctree: the real workload instead (bench/srctree.sh: unpack a
+# source tarball, walk the tree, a configure-style script, remove the
+# tree) as a logged-in user (loginuid 1000), with Debian's auditd as the
+# daemon writing its log on tmpfs (AUDITD_FLUSH=: its flush mode, default
+# incremental_async, Debian's) under no rules, Debian's STIG and OSPP
+# example rules and -a never,task, against audit=0 without a daemon; the
+# events the log holds are counted with ausearch after each boot:
+# build/bench/BASE-srctree-FLUSH.{csv,table}, BASE-srctree-FLUSH-events.csv.
+# WORKLOAD=throughput: getppid, openwatch and execargs recorded by the
+# "match" rules with auditd as the daemon (AUDITD_FLUSH as above): events
+# per guest second, records lost and backlog waits, the log's events
+# (BASE-throughput-FLUSH.*).
+# WORKLOAD=rulesize: getpid, rw and stat under 1, 10, Debian's STIG and
+# OSPP, 100 and 1000 rules on other syscalls (BASE-rulesize.*).
 # CONFIGS= and WORKLOADS= choose; REF=pN compares against the first N patches
 # of the series instead of the base (to measure one patch: REF=p2 on 6.1
 # is the base plus the two backports).
@@ -27,6 +41,34 @@ start=$(date +%s)
 bench_opt_level
 name=$BASE${SUFFIX:-}
 QUICK=${QUICK:-0}
+AUDITD=
+case "${WORKLOAD:-}" in
+"") ;;
+srctree)
+	CONFIGS=${CONFIGS:-"audit0 norules debstig debospp nevertask"}
+	WORKLOADS=/bench/srctree.sh
+	RULE_COUNTS=
+	AUDITD=${AUDITD_FLUSH:-incremental_async}
+	name=$name-srctree-$AUDITD
+	;;
+throughput)
+	# recorded events delivered to auditd: instructions per event, lost
+	# and backlog waits (audit-bench -a), the log's events
+	CONFIGS=${CONFIGS:-"audit0 norules match"}
+	WORKLOADS=${WORKLOADS:-"getppid openwatch execargs"}
+	RULE_COUNTS=
+	AUDITD=${AUDITD_FLUSH:-incremental_async}
+	name=$name-throughput-$AUDITD
+	;;
+rulesize)
+	# syscalls no rule names, by the size of the rule set
+	CONFIGS=${CONFIGS:-"audit0 norules rules1 ten debstig debospp rules100 rules1000"}
+	WORKLOADS=${WORKLOADS:-"getpid rw stat"}
+	RULE_COUNTS=
+	name=$name-rulesize
+	;;
+*) die "unknown WORKLOAD=$WORKLOAD (srctree throughput rulesize)" ;;
+esac
 if [ "$QUICK" = 1 ]; then
 	ITERS=${ITERS:-4000} REPS=${REPS:-3}
 	CONFIGS=${CONFIGS:-"audit0 norules ten"}
@@ -56,6 +98,9 @@ for v in $REF patched; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
 
 echo "base,variant,config,workload,rep,iters,instr_per_op" > "$csv"
 echo "base,variant,config,workload,rep,lost,backlog_wait_time_actual" > "$out/$name-auditstat.csv"
+events=$out/$name-events.csv
+rm -f "$events"
+[ -z "$AUDITD" ] || echo "base,variant,config,flush,serials,ausearch,auid1000,records,bytes,lost" > "$events"
 wl=$(echo $WORKLOADS | tr ' ' '+')
 for c in $CONFIGS; do
 	for v in $REF patched; do
@@ -66,9 +111,23 @@ for c in $CONFIGS; do
 		extra=
 		[ "$c" = uring ] && extra=-u+36+
 		[ "$c" = match ] && extra=-d+
+		# the daemon, but not on a kernel booted with audit=0 (auditd
+		# would turn auditing on)
+		daemon=
+		[ -n "$AUDITD" ] && [ "$c" != audit0 ] && daemon=harness.auditd=$AUDITD && extra=-a+
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
-			$(bench_cfg_args "$c") harness.settle=$SETTLE "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
+			$(bench_cfg_args "$c") harness.settle=$SETTLE $daemon "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
 			die "bench run $BASE/$v $c failed (console: ${log#$TOP/})"
+		if [ -n "$daemon" ]; then
+			grep -aqE "^AUDITD .*pid [1-9]" "$log" ||
+				die "bench $BASE/$v $c: auditd did not register as the daemon (console: ${log#$TOP/})"
+			ev=$(grep -a "^EVENTS " "$log" | tail -1)
+			[ -n "$ev" ] || die "bench $BASE/$v $c: no EVENTS line after the daemon stopped (console: ${log#$TOP/})"
+			echo "$ev" | awk -v b="$BASE" -v v="$v" -v c="$c" -v f="$AUDITD" '{
+				for (i = 2; i <= NF; i++) { split($i, kv, "="); e[kv[1]] = kv[2] }
+				printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", b, v, c, f, e["serials"], e["ausearch"],
+					e["auid1000"], e["records"], e["bytes"], e["lost"] }' >> "$events"
+		fi
 		rules=$(bench_cfg_args "$c" | sed -n 's/.*harness.rules=\([^ ]*\).*/\1/p')
 		if [ -n "$rules" ]; then
 			# the rules as staged for this architecture
@@ -170,7 +229,7 @@ fi
 
 # the table: median (min-max) per workload, configuration and variant
 python3 - "$csv" "$out/$name.table" "$out/$name.dat" "$REF" "$ARCH" <<'PY'
-import csv, sys, statistics
+import csv, os, sys, statistics
 REF = sys.argv[4]
 ARCH = sys.argv[5]
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -209,6 +268,18 @@ for w in wls:
         rb = vals.get(REF, 0) / ref[REF][0] if ref[REF] else 0
         rp = vals.get("patched", 0) / ref["patched"][0] if ref["patched"] else 0
         dat.append(f"{w}:{c} {rb:.3f} {rp:.3f}")
+# With the daemon (WORKLOAD=srctree): the events its log holds, per boot
+# (a warm-up run and the reps), and what the kernel lost
+events = sys.argv[1].replace(".csv", "-events.csv")
+if os.path.exists(events):
+    out.append("\nauditd's log after each boot (the untimed run and the reps): events (distinct"
+               "\nserials in the log, and as ausearch finds them), the logged-in user's (auid 1000),"
+               "\nrecords, bytes, and records the kernel lost")
+    out.append(f"  {'config':<10} {'variant':<8} {'serials':>8} {'ausearch':>8} {'auid1000':>8}"
+               f" {'records':>8} {'bytes':>10} {'lost':>5}")
+    for r in csv.DictReader(open(events)):
+        out.append(f"  {r['config']:<10} {r['variant']:<8} {r['serials']:>8} {r['ausearch']:>8}"
+                   f" {r['auid1000']:>8} {r['records']:>8} {r['bytes']:>10} {r['lost']:>5}")
 # A recorded event: the cost of a workload in "match", where a rule
 # records it, less its cost with audit on and no rules. Throughput of the
 # exec'ing tasks: execs per guest second (10^9 instructions).
@@ -232,6 +303,11 @@ if rec:
         s = {v: st.get((w, "match", v), ("-", "-")) for v in (REF, "patched")}
         out.append(f"  {w:<10} {c[REF]:>10.1f} {c['patched']:>10.1f} {c['patched'] / c[REF]:>12.3f}"
                    f" {s[REF][0]:>10} {s['patched'][0]:>12} {s[REF][1]:>10} {s['patched'][1]:>13}")
+    if os.path.exists(events):
+        out.append("  events per guest second (10^9 instructions) that auditd takes in match:")
+        for w in rec:
+            t = {v: 1e9 / med((w, "match", v))[0] for v in (REF, "patched")}
+            out.append(f"  {w:<10} {t[REF]:>10.0f} {t['patched']:>10.0f} {t['patched'] / t[REF]:>12.3f}")
     par = [w for w in rec if w.startswith("execpar")]
     if par:
         out.append("  throughput, execs per guest second with the records (match):")

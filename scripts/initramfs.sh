@@ -25,10 +25,12 @@ if [ ! -f "$HDR/.stamp" ] || [ "$(cat "$HDR/.stamp")" != "$(git -C "$KSRC" rev-p
 	git -C "$KSRC" rev-parse HEAD > "$HDR/.stamp"
 fi
 
-# auditctl and its libraries (and for arm64 busybox, the C library and
-# liburing) from Debian's packages (download and extract only)
+# auditctl, auditd, ausearch and their libraries (and for arm64 busybox,
+# the C library and liburing) from Debian's packages (download and extract
+# only)
 DEBS=$BUILD/debs$ASUF
-pkgs="auditd libaudit1 libauparse0 libcap-ng0"
+pkgs="auditd libaudit1 libauparse0 libcap-ng0 libwrap0 libnsl2 libtirpc3 libgssapi-krb5-2 libkrb5-3"
+pkgs="$pkgs libk5crypto3 libkrb5support0 libcom-err2 libkeyutils1"
 [ -z "$CROSS" ] || pkgs="$pkgs libc6 busybox-static liburing-dev"
 if [ ! -x "$DEBS/root/sbin/auditctl" ] || [ "$(cat "$DEBS/.pkgs" 2>/dev/null)" != "$pkgs" ]; then
 	rm -rf "$DEBS"
@@ -74,6 +76,10 @@ ln -s busybox "$STAGE/bin/sh"
 cp "$TOP/guest/init" "$STAGE/init"
 chmod 755 "$STAGE/init"
 cp "$BDIR/bench$ASUF/audit-bench" "$STAGE/bench/"
+# the srctree workload: its script and the tarball it unpacks, the base's
+# own kernel/ directory
+cp "$TOP/bench/srctree.sh" "$STAGE/bench/"
+git -C "$KSRC" archive --format=tar base kernel | gzip -n -6 > "$STAGE/bench/src.tar.gz"
 cp "$BDIR/difftest$ASUF/audit-difftest" "$STAGE/difftest/"
 # The rule files name syscalls by their x86_64 names (arch=b64) and i386
 # names (arch=b32). On an architecture without some of them (arm64 has only
@@ -106,7 +112,22 @@ mkdir -p "$BDIR/rules$ASUF"
 	die "Debian's auditd package in $DEBS has no example rules in $EX"
 cp "$EX/30-stig.rules" "$BDIR/rules$ASUF/debian-stig.rules"
 cat "$EX"/30-ospp-v42*.rules > "$BDIR/rules$ASUF/debian-ospp.rules"
-for f in "$TOP"/bench/rules/*.rules "$BDIR/rules$ASUF"/debian-*.rules; do
+# The rule-count sets size-N: N exit rules of the shape compliance files
+# have (one syscall each, arch=, auid>=1000, auid!=unset, a key), on the
+# syscalls of audit-bench -t's rule table, none of them a syscall that the
+# getpid, rw or stat workloads make
+for n in 1 100 1000; do
+	awk -v n="$n" 'BEGIN {
+		k = split("openat unlinkat renameat2 fchmodat fchownat mkdirat truncate ftruncate " \
+			  "setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr " \
+			  "init_module finit_module delete_module mount umount2 linkat symlinkat " \
+			  "sethostname settimeofday clock_settime", s, " ")
+		for (i = 0; i < n; i++)
+			printf "-a always,exit -F arch=b64 -S %s -F auid>=1000 -F auid!=unset -F key=size-%d\n",
+				s[i % k + 1], i
+	}' > "$BDIR/rules$ASUF/size-$n.rules"
+done
+for f in "$TOP"/bench/rules/*.rules "$BDIR/rules$ASUF"/debian-*.rules "$BDIR/rules$ASUF"/size-*.rules; do
 	n=$(basename "$f" .rules)
 	awk -v b64="$BDIR/syscalls$ASUF.b64" -v b32="$BDIR/syscalls$ASUF.b32" \
 	    -v dropped="$STAGE/bench/rules/$n.dropped" '
@@ -171,8 +192,13 @@ copy_libs() {
 	done
 }
 mkdir -p "$STAGE/lib/$TRIPLET" "$STAGE$(dirname "$LDSO")"
-cp "$DEBS/root/sbin/auditctl" "$STAGE/sbin/auditctl"
-copy_libs "$STAGE/sbin/auditctl"
+for p in auditctl auditd ausearch; do
+	cp "$DEBS/root/sbin/$p" "$STAGE/sbin/$p"
+	copy_libs "$STAGE/sbin/$p"
+done
+# Debian's auditd.conf, which guest/init adapts when it runs the daemon
+mkdir -p "$STAGE/etc/audit"
+cp "$DEBS/root/etc/audit/auditd.conf" "$STAGE/etc/audit/auditd.conf.debian"
 ldso=$DEBS/root$LDSO
 [ -e "$ldso" ] || ldso=$LDSO
 cp -L "$ldso" "$STAGE$LDSO"

@@ -258,6 +258,10 @@ bench_cfg_args() {
 	# the compliance files of Debian's auditd package (scripts/initramfs.sh)
 	debstig) echo "audit=1 harness.rules=debian-stig" ;;
 	debospp) echo "audit=1 harness.rules=debian-ospp" ;;
-	*) die "unknown bench configuration $1 (audit0 norules nevertask builtin uring match ten stig debstig debospp)" ;;
+	# N compliance-shaped rules on syscalls the timed loop does not make
+	rules1) echo "audit=1 harness.rules=size-1" ;;
+	rules100) echo "audit=1 harness.rules=size-100" ;;
+	rules1000) echo "audit=1 harness.rules=size-1000" ;;
+	*) die "unknown bench configuration $1 (audit0 norules nevertask builtin uring match ten stig debstig debospp rules1 rules100 rules1000)" ;;
 	esac
 }
