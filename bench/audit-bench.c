@@ -820,6 +820,9 @@ int main(int argc, char **argv)
 			struct audit_status s0, s1;
 			double ns;
 
+			if (stall_cmd >= 0)
+				die("-s with a script workload", EINVAL);
+
 			run_script(argv[optind]);	/* warm up */
 			backlog_settle();
 			for (r = 0; r < reps; r++) {

@@ -114,7 +114,7 @@ for c in $CONFIGS; do
 		# the daemon, but not on a kernel booted with audit=0 (auditd
 		# would turn auditing on)
 		daemon=
-		[ -n "$AUDITD" ] && [ "$c" != audit0 ] && daemon=harness.auditd=$AUDITD && extra=-a+
+		[ -n "$AUDITD" ] && [ "$c" != audit0 ] && daemon=harness.auditd=$AUDITD && extra=${extra#-d+}-a+
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
 			$(bench_cfg_args "$c") harness.settle=$SETTLE $daemon "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
 			die "bench run $BASE/$v $c failed (console: ${log#$TOP/})"
@@ -205,7 +205,8 @@ fi
 # measured only when a probe boot shows that KVM works on this host.
 wall=$out/$name-wall.csv
 rm -f "$wall"
-if [ -z "$CROSS" ] && [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" patched)" = kvm ]; then
+# (not for the runs with auditd, which that pass does not start)
+if [ -z "$CROSS" ] && [ -z "$AUDITD" ] && [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" patched)" = kvm ]; then
 	echo "base,variant,config,workload,rep,iters,ns_per_op" > "$wall"
 	for c in $CONFIGS; do
 		for v in $REF patched; do

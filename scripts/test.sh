@@ -83,7 +83,8 @@ if [ "${LSM:-0}" = 1 ]; then
 fi
 # IA32=1 (x86_64): the IA32 variant (Kconfig/ia32.config: 32-bit tasks),
 # built in build/BASE/VARIANT-ia32 (expected failures of its base kernel:
-# base-xfail and base-xfail-ia32); compat_test's i386 task runs, and the
+# base-xfail and base-xfail-compat, as on arm64, whose kernels run 32-bit
+# tasks too); compat_test's i386 task runs, and the
 # differential test has compat steps and arch=b32 rules (DIFF_COMPAT=1);
 # its mutants are the compat ones (the others are the test kernels')
 if [ "${IA32:-0}" = 1 ]; then
@@ -135,17 +136,17 @@ for b in $BASES; do
 			xfiles=$PATCHDIR/base-xfail
 			[ "${LSM:-0}" = 1 ] && [ -f "$PATCHDIR/base-xfail-lsm" ] &&
 				xfiles="$xfiles $PATCHDIR/base-xfail-lsm"
-			[ "${IA32:-0}" = 1 ] && [ -f "$PATCHDIR/base-xfail-ia32" ] &&
-				xfiles="$xfiles $PATCHDIR/base-xfail-ia32"
+			{ [ "${IA32:-0}" = 1 ] || [ "$ARCH" = arm64 ]; } && [ -f "$PATCHDIR/base-xfail-compat" ] &&
+				xfiles="$xfiles $PATCHDIR/base-xfail-compat"
 			# shellcheck disable=SC2086
 			awk -v k="$k" '!/^#/ && NF {
 				n = 1000
 				for (i = 2; i <= NF; i++) if ($i ~ /^fixed-by=/) n = substr($i, 10) + 0
 				if (n > k) print }' $xfiles > "$xfail"
-			crash=$(awk '$2 == "crash" { print $1 }' "$xfail")
-			# (the program of a "program:test alone" line)
-			alone=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "alone" || $i == "warns") { sub(/:.*/, "", $1); print $1; break } }' "$xfail")
-			warns=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "warns") print $1 }' "$xfail")
+			# each program once (that of a "program:test" line)
+			crash=$(awk '{ sub(/:.*/, "", $1) } $2 == "crash" && !seen[$1]++ { print $1 }' "$xfail")
+			alone=$(awk '{ sub(/:.*/, "", $1); for (i = 2; i <= NF; i++) if ($i == "alone" || $i == "warns") { if (!seen[$1]++) print $1; break } }' "$xfail")
+			warns=$(awk '{ sub(/:.*/, "", $1); for (i = 2; i <= NF; i++) if ($i == "warns" && !seen[$1]++) print $1 }' "$xfail")
 			[ -s "$xfail" ] || xfail=
 		fi
 		while IFS='|' read -r boot args progs; do

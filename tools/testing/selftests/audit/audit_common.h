@@ -418,6 +418,25 @@ static inline void audit_probe_event(struct __test_metadata *_metadata,
 }
 
 /*
+ * With no rule loaded, or counted, the event of a probe has no SOCKADDR
+ * record, which only a context that is not a dummy collects.
+ */
+static inline void audit_expect_dummy_event(struct __test_metadata *_metadata,
+					    struct audit_nl *nl,
+					    const struct audit_probe *p,
+					    const char *when)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		EXPECT_NE(AUDIT_SOCKADDR, p->type[i]) {
+			audit_dump(nl);
+			TH_LOG("%s: no rule, yet a SOCKADDR record: not a dummy",
+			       when);
+		}
+}
+
+/*
  * The event of a probe after a rule went (deleted, or dropped by the
  * kernel) must have the records of the one before the rule was added.
  */
