@@ -45,8 +45,8 @@
  * repetition forks a child that sets its login uid to 1000 (as pam_loginuid
  * does for a login session), takes uid and gid 1000, and runs the script with
  * /bin/sh from /home/user, after one run that is not timed. The time is the
- * script's, start to exit (iters=1); between repetitions the kernel's backlog
- * is left to empty, and each prints the AUDITSTAT line below.
+ * script's, start to exit (iters=1); between repetitions kauditd's queue is
+ * left to empty, and each prints the AUDITSTAT line below.
  *
  * Prints one line per workload and repetition:
  *   BENCH <workload> rep=<r> iters=<n> ns_per_op=<x.y>
@@ -690,9 +690,10 @@ static double now_ns(void)
 }
 
 /*
- * -s: wait until kauditd has dealt with what the workload queued (its
- * queue empty and no record lost for 100 ms; at most ten guest seconds),
- * then have the reader count what its socket holds and empty it.
+ * -s, and after a script workload's run: wait until kauditd has dealt with
+ * what the workload queued (its queue empty and no record lost for
+ * 100 ms; at most ten guest seconds); with -s, then have the reader count
+ * what its socket holds and empty it.
  */
 static void stall_settle(struct audit_status *st)
 {
@@ -747,19 +748,6 @@ static double run_script(const char *path)
 		exit(3);
 	}
 	return now_ns() - t0;
-}
-
-/* between script runs: the kernel's backlog empty (at most ten seconds) */
-static void backlog_settle(void)
-{
-	struct audit_status st;
-	int tries = 100;
-
-	for (audit_status_get(&st); st.backlog && --tries; audit_status_get(&st))
-		usleep(100000);
-	if (!tries)
-		fprintf(stderr, "audit-bench: backlog still %u after 10 s\n",
-			st.backlog);
 }
 
 static void stall_drain(struct queued *q)
@@ -824,12 +812,10 @@ int main(int argc, char **argv)
 				die("-s with a script workload", EINVAL);
 
 			run_script(argv[optind]);	/* warm up */
-			backlog_settle();
-			for (r = 0; r < reps; r++) {
-				audit_status_get(&s0);
+			stall_settle(&s0);
+			for (r = 0; r < reps; r++, s0 = s1) {
 				ns = run_script(argv[optind]);
-				backlog_settle();
-				audit_status_get(&s1);
+				stall_settle(&s1);
 				printf("BENCH %.*s rep=%d iters=1 ns_per_op=%.1f\n",
 				       len, name, r, ns);
 				printf("AUDITSTAT %.*s rep=%d lost=%u backlog_wait_time_actual=%u\n",

@@ -41,34 +41,29 @@ start=$(date +%s)
 bench_opt_level
 name=$BASE${SUFFIX:-}
 QUICK=${QUICK:-0}
-AUDITD=
+# a WORKLOAD preset: its configurations and workloads (CONFIGS= and
+# WORKLOADS= still choose), auditd as the daemon or not, no rule table,
+# no stalled daemon, results under a name of its own
+AUDITD= pconf= pwl=
 case "${WORKLOAD:-}" in
 "") ;;
 srctree)
-	CONFIGS=${CONFIGS:-"audit0 norules debstig debospp nevertask"}
-	WORKLOADS=/bench/srctree.sh
-	RULE_COUNTS=
-	AUDITD=${AUDITD_FLUSH:-incremental_async}
-	name=$name-srctree-$AUDITD
-	;;
+	pconf="audit0 norules debstig debospp nevertask" pwl=/bench/srctree.sh
+	AUDITD=${AUDITD_FLUSH:-incremental_async} ;;
 throughput)
 	# recorded events delivered to auditd: instructions per event, lost
 	# and backlog waits (audit-bench -a), the log's events
-	CONFIGS=${CONFIGS:-"audit0 norules match"}
-	WORKLOADS=${WORKLOADS:-"getppid openwatch execargs"}
-	RULE_COUNTS=
-	AUDITD=${AUDITD_FLUSH:-incremental_async}
-	name=$name-throughput-$AUDITD
-	;;
+	pconf="audit0 norules match" pwl="getppid openwatch execargs"
+	AUDITD=${AUDITD_FLUSH:-incremental_async} ;;
 rulesize)
 	# syscalls no rule names, by the size of the rule set
-	CONFIGS=${CONFIGS:-"audit0 norules rules1 ten debstig debospp rules100 rules1000"}
-	WORKLOADS=${WORKLOADS:-"getpid rw stat"}
-	RULE_COUNTS=
-	name=$name-rulesize
-	;;
+	pconf="audit0 norules rules1 ten debstig debospp rules100 rules1000" pwl="getpid rw stat" ;;
 *) die "unknown WORKLOAD=$WORKLOAD (srctree throughput rulesize)" ;;
 esac
+if [ -n "${WORKLOAD:-}" ]; then
+	CONFIGS=${CONFIGS:-$pconf} WORKLOADS=${WORKLOADS:-$pwl} RULE_COUNTS= STALLED=0
+	name=$name-$WORKLOAD${AUDITD:+-$AUDITD}
+fi
 if [ "$QUICK" = 1 ]; then
 	ITERS=${ITERS:-4000} REPS=${REPS:-3}
 	CONFIGS=${CONFIGS:-"audit0 norules ten"}
@@ -150,7 +145,8 @@ done
 # receive buffer, and the records lost once kauditd's retry queue is full.
 stalled=$out/$name-stalled.csv
 rm -f "$stalled"
-case " $CONFIGS " in *" match "*)
+# (not in a WORKLOAD preset's run)
+case "${STALLED:-1}: $CONFIGS " in "1:"*" match "*)
 	echo "base,variant,workload,rep,records,rmem_alloc,rcvbuf,lost" > "$stalled"
 	for v in $REF patched; do
 		log=$LOGS/$BASE-$v${SUFFIX:-}-bench-stalled.log
@@ -284,7 +280,6 @@ if os.path.exists(events):
 # A recorded event: the cost of a workload in "match", where a rule
 # records it, less its cost with audit on and no rules. Throughput of the
 # exec'ing tasks: execs per guest second (10^9 instructions).
-import os
 rec = [w for w in ("getppid", "execargs", "openwatch", "execpar2", "execpar8")
        if all(med((w, c, v)) for c in ("match", "norules") for v in (REF, "patched"))]
 if rec:
