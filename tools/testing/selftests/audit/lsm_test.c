@@ -11,6 +11,15 @@
  * policy again, the one the kernel has (/sys/fs/selinux/policy), which
  * changes nothing else.
  *
+ * An AVC record that SELinux logs during a syscall belongs to that
+ * syscall's event: it takes the syscall's serial, and the syscall ends
+ * with its SYSCALL record, also when no rule is loaded and the syscall
+ * would otherwise log nothing (a dummy context). The AVC tests have a
+ * child enter a domain that the policy allows nothing, audit_test_denied_t
+ * (the harness's test policy has it; scripts/selinux-policy.sh), and make
+ * one access it is denied. They skip where the loaded policy has no such
+ * type.
+ *
  * The tests skip without SELinux, without a policy loaded, when the
  * failure mode is panic (a failed copy calls audit_panic()), or without
  * root. They need a kernel with CONFIG_SECURITY_SELINUX and
@@ -311,6 +320,157 @@ TEST_F(policy, subj_type_rule_records_subj)
 		TH_LOG("subj= should be %s: %s", ctx, rec->text);
 	}
 	EXPECT_EQ(1, audit_count_syscall(&self->nl, __NR_getppid, c.pid));
+}
+
+#define DENIED_TYPE	"audit_test_denied_t"
+
+/* Is @ctx a valid context of the loaded policy? */
+static bool context_valid(const char *ctx)
+{
+	int fd = open(SELINUXFS "/context", O_RDWR | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, ctx, strlen(ctx)) == (ssize_t)strlen(ctx);
+	close(fd);
+	return ok;
+}
+
+/* The integer in a selinuxfs file (enforce), or -1. */
+static int selinuxfs_int(const char *name)
+{
+	char path[64], buf[16] = "";
+	int fd, n;
+
+	snprintf(path, sizeof(path), SELINUXFS "/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atoi(buf) : -1;
+}
+
+/*
+ * The child: enter the denied domain, then chdir("/"), which it may not
+ * (dir search): denied and logged. Nothing else it does after the
+ * transition is checked by SELinux but its exit.
+ */
+static int child_denied_chdir(void *arg)
+{
+	const char *ctx = arg;
+	int fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, ctx, strlen(ctx)) != (ssize_t)strlen(ctx))
+		return 10;
+	close(fd);
+	syscall(__NR_chdir, "/");
+	return 0;
+}
+
+struct avc_match {
+	pid_t pid;
+	const char *scontext;
+};
+
+static bool match_avc(const struct audit_record *r, const void *arg)
+{
+	const struct avc_match *m = arg;
+
+	return r->type == AUDIT_AVC && strstr(r->text, "denied  { search }") &&
+	       audit_field_is_num(r, "pid", m->pid) &&
+	       audit_field_is(r, "scontext", m->scontext) &&
+	       audit_field_is(r, "tclass", "dir");
+}
+
+/*
+ * One denied access in a syscall of a child, with no rule loaded or with
+ * one that does not match the child: its AVC record, and the SYSCALL record
+ * of the same event.
+ */
+static void avc_denial(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(policy) *self, bool with_rule)
+{
+	const struct audit_record *avc, *sys;
+	struct avc_match m;
+	char ctx[256], denied[320], *type;
+	int enforcing, status;
+	size_t len = 0;
+	char *cur;
+
+	cur = read_file("/proc/self/attr/current", &len);
+	ASSERT_NE(NULL, cur);
+	snprintf(ctx, sizeof(ctx), "%.*s", (int)len, cur);
+	free(cur);
+	ctx[strcspn(ctx, "\n")] = 0;
+	/* user:role:DENIED_TYPE[:level], the rest as this task's */
+	type = strstr(ctx, self->type);
+	ASSERT_NE(NULL, type);
+	snprintf(denied, sizeof(denied), "%.*s%s%s", (int)(type - ctx), ctx,
+		 DENIED_TYPE, type + strlen(self->type));
+	if (!context_valid(denied))
+		SKIP(return, "the loaded policy has no %s domain (%s)",
+		     DENIED_TYPE, denied);
+	enforcing = selinuxfs_int("enforce");
+	ASSERT_LE(0, enforcing);
+	/*
+	 * A permissive denial is logged once, then the access vector cache
+	 * allows it: load the policy again, which empties the cache.
+	 */
+	ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
+	if (with_rule) {
+		struct audit_rule r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid,
+						      getpid(), "audit_lsm_other");
+
+		ASSERT_EQ(0, audit_add(&self->nl, &r));
+	}
+	ASSERT_EQ(with_rule, audit_list_rules(&self->nl, NULL, 0));
+
+	audit_records_clear(&self->nl);
+	m.pid = audit_run_child(child_denied_chdir, denied, &status);
+	ASSERT_LT(0, m.pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("the child could not enter %s (status %#x)", denied, status);
+	}
+	ASSERT_LE(0, audit_sync(&self->nl));
+	m.scontext = denied;
+	ASSERT_LE(0, audit_find(&self->nl, 0, match_avc, &m)) {
+		audit_dump(&self->nl);
+		TH_LOG("no AVC record of the child's denied chdir(\"/\")");
+	}
+	avc = &self->nl.rec[audit_find(&self->nl, 0, match_avc, &m)];
+	EXPECT_TRUE(audit_field_is_num(avc, "permissive", !enforcing)) {
+		TH_LOG("enforce=%d: %s", enforcing, avc->text);
+	}
+	sys = audit_event_record(&self->nl, avc->serial, AUDIT_SYSCALL, 0);
+	ASSERT_NE(NULL, sys) {
+		audit_dump(&self->nl);
+		TH_LOG("the AVC record (serial %lu) has no SYSCALL record", avc->serial);
+	}
+	EXPECT_TRUE(audit_field_is_num(sys, "syscall", __NR_chdir) &&
+		    audit_field_is_num(sys, "pid", m.pid) &&
+		    audit_field_is(sys, "subj", denied)) {
+		TH_LOG("%s", sys->text);
+	}
+	/* denied when enforcing; allowed, and only logged, when permissive */
+	EXPECT_TRUE(audit_field_is(sys, "success", enforcing ? "no" : "yes") &&
+		    audit_field_is_num(sys, "exit", enforcing ? -EACCES : 0)) {
+		TH_LOG("enforce=%d: %s", enforcing, sys->text);
+	}
+	EXPECT_EQ(1, audit_count_syscall(&self->nl, __NR_chdir, m.pid));
+}
+
+/* no rule loaded: the syscall's context is a dummy until the AVC record */
+TEST_F(policy, avc_denial_without_rules_has_its_syscall_record)
+{
+	avc_denial(_metadata, self, false);
+}
+
+/* a rule that does not match the child */
+TEST_F(policy, avc_denial_with_rules_has_its_syscall_record)
+{
+	avc_denial(_metadata, self, true);
 }
 
 TEST_HARNESS_MAIN
