@@ -24,7 +24,9 @@
 #                        a source tree unpacked, walked and configured as a
 #                        logged-in user with auditd writing its log;
 #                        WORKLOAD=throughput: recorded events to auditd;
-#                        WORKLOAD=rulesize: 1 to 1000 rules)
+#                        WORKLOAD=rulesize: 1 to 1000 rules; WORKLOAD=ebpf
+#                        with CONFIG=distro: an eBPF hook on sys_enter/
+#                        sys_exit, empty or with a ring buffer, beside audit)
 #   make difftest        base vs patched: the same random rules and syscalls
 #                        must give the same records (DIFF_SEEDS=, MUTANT=)
 #   make profile         where instructions go: WORKLOAD=getpid RULES=norules

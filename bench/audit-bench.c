@@ -5,7 +5,8 @@
  * CLOCK_MONOTONIC advances one ns per guest instruction, so the ns/op this
  * prints are guest instructions per operation.
  *
- *   audit-bench [-n iterations] [-r repetitions] [-u opcode] [-d|-s|-a] workload...
+ *   audit-bench [-n iterations] [-r repetitions] [-u opcode] [-d|-s|-a]
+ *               [-b empty|ring] workload...
  *   audit-bench [-r repetitions] -t count[,count...]
  *
  * -u adds an io_uring-list rule ("always" for io_uring opcode @opcode) over
@@ -16,6 +17,11 @@
  * after each, it reports what its socket holds, then empties it.
  * -a reports, as -d does, records lost and backlog waits, for a daemon
  * that runs already (auditd).
+ * -b attaches an eBPF program to the sys_enter and sys_exit raw tracepoints
+ * instead (bench/bpf-hook.c), as endpoint agents hook syscalls: "empty",
+ * or "ring", which writes an event per hit to a ring buffer that a reader
+ * drains; the timed loop then ends when the reader has taken every event
+ * the loop wrote.
  *
  * -t times the rule table's updates with count rules of a compliance-style
  * shape on the syscall exit list (one syscall each, arch=, two auid=
@@ -54,6 +60,9 @@
  *   AUDITSTAT <workload> rep=<r> lost=<records lost> backlog_wait_time_actual=<ms>
  * and with -s, what the stalled daemon's socket held at the end:
  *   QUEUED <workload> rep=<r> records=<n> rmem_alloc=<bytes> rcvbuf=<bytes>
+ * and with -b ring, the events the reader took and those the ring had no
+ * room for:
+ *   BPFSTAT <workload> rep=<r> events=<n> lost=<n>
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,6 +83,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bpf-hook.h"
 
 static long iters = 20000;
 static char buf[512];
@@ -770,7 +781,7 @@ int main(int argc, char **argv)
 	/* a long path with a tab: the EXECVE record has it in hex */
 	memset(long_arg, 'x', sizeof(long_arg) - 1);
 	memcpy(long_arg, long_pfx, sizeof(long_pfx) - 1);
-	while ((opt = getopt(argc, argv, "adsn:r:t:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "ab:dsn:r:t:u:")) != -1) {
 		switch (opt) {
 		case 't': rule_counts = optarg; break;
 		case 'n': iters = atol(optarg); break;
@@ -779,8 +790,9 @@ int main(int argc, char **argv)
 		case 'd': start_audit_reader(0); break;
 		case 's': start_audit_reader(1); break;
 		case 'a': report_status = 1; break;
+		case 'b': bpf_hook_start(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] [-d|-s|-a] workload...\n"
+			fprintf(stderr, "usage: %s [-n iters] [-r reps] [-u opcode] [-d|-s|-a] [-b empty|ring] workload...\n"
 				"       %s [-r reps] -t count[,count...]\n", argv[0], argv[0]);
 			return 2;
 		}
@@ -888,19 +900,29 @@ int main(int argc, char **argv)
 			stall_drain(&q);
 		}
 		for (r = 0; r < reps; r++) {
+			unsigned long long ev0, ev1, lost0, lost1;
 			double t0 = now_ns(), t1;
 			struct audit_status s0, s1;
 
 			if (reader_started || report_status)
 				audit_status_get(&s0);
 
+			if (bpf_hook_ring())
+				bpf_hook_stat(&ev0, &lost0);
 			profile_start();
 			for (j = 0; j < n; j++)
 				w->fn();
+			if (bpf_hook_ring())
+				bpf_hook_sync();
 			profile_stop();
 			t1 = now_ns();
 			printf("BENCH %s rep=%d iters=%ld ns_per_op=%.1f\n",
 			       w->name, r, n * w->per, (t1 - t0) / (n * w->per));
+			if (bpf_hook_ring()) {
+				bpf_hook_stat(&ev1, &lost1);
+				printf("BPFSTAT %s rep=%d events=%llu lost=%llu\n",
+				       w->name, r, ev1 - ev0, lost1 - lost0);
+			}
 			if (stall_cmd >= 0)
 				stall_settle(&s1);
 			if (reader_started || report_status) {

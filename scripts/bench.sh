@@ -9,6 +9,8 @@
 # build/BASE/VARIANT-o2, build/bench/BASE-o2.*); the default tinyconfig
 # kernels are built at -Os.
 # QUICK=1: fewer iterations and configurations. ITERS=, REPS= override.
+# NOBUILD=1: boot the kernels and initramfs already built (another build
+# may use the tree meanwhile); REPORT=1: only the table, from the last CSV.
 # CONFIG=distro: kernels from Debian's configuration (see lib.sh), measured
 # SETTLE=10 guest seconds after boot.
 # ARCH=arm64: arm64 kernels and guests (qemu-system-aarch64 -M virt), in
@@ -31,6 +33,12 @@
 # (BASE-throughput-FLUSH.*).
 # WORKLOAD=rulesize: getpid, rw and stat under 1, 10, Debian's STIG and
 # OSPP, 100 and 1000 rules on other syscalls (BASE-rulesize.*).
+# WORKLOAD=ebpf (CONFIG=distro: the kernel needs bpf() and syscall
+# tracepoints): getpid and rw with audit off and an eBPF program on the
+# sys_enter and sys_exit raw tracepoints, empty (bpfempty) or writing an
+# event per hit to a ring buffer that a reader drains (bpfring), beside
+# audit with no rules and with Debian's STIG rules (BASE-distro-ebpf.*;
+# the ring's events taken and lost: BASE-distro-ebpf-bpfstat.csv).
 # CONFIGS= and WORKLOADS= choose; REF=pN compares against the first N patches
 # of the series instead of the base (to measure one patch: REF=p2 on 6.1
 # is the base plus the two backports).
@@ -58,7 +66,11 @@ throughput)
 rulesize)
 	# syscalls no rule names, by the size of the rule set
 	pconf="audit0 norules rules1 ten debstig debospp rules100 rules1000" pwl="getpid rw stat" ;;
-*) die "unknown WORKLOAD=$WORKLOAD (srctree throughput rulesize)" ;;
+ebpf)
+	[ "${KCONFIG_BASE:-tiny}" = distro ] ||
+		die "WORKLOAD=ebpf needs bpf() and syscall tracepoints, which tinyconfig kernels have not: use CONFIG=distro"
+	pconf="audit0 bpfempty bpfring norules debstig" pwl="getpid rw" ;;
+*) die "unknown WORKLOAD=$WORKLOAD (srctree throughput rulesize ebpf)" ;;
 esac
 if [ -n "${WORKLOAD:-}" ]; then
 	CONFIGS=${CONFIGS:-$pconf} WORKLOADS=${WORKLOADS:-$pwl} RULE_COUNTS= STALLED=0
@@ -87,29 +99,51 @@ REF=${REF:-base}
 case "$REF" in base|p[0-9]*) ;; *) die "REF=$REF: use base or pN" ;; esac
 # REPORT=1: only redo the table and plot from the last run's CSV
 if [ "${REPORT:-0}" != 1 ]; then
-"$TOP/scripts/prepare.sh" "$BASE"
-for v in $REF patched; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
-"$TOP/scripts/initramfs.sh" "$BASE"
+# NOBUILD=1: boot the kernels and the initramfs as they are (while the
+# one tree builds other kernels)
+if [ "${NOBUILD:-0}" != 1 ]; then
+	"$TOP/scripts/prepare.sh" "$BASE"
+	for v in $REF patched; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
+fi
+case " $CONFIGS " in *" bpfempty "*|*" bpfring "*)
+	for v in $REF patched; do
+		for o in CONFIG_BPF_SYSCALL CONFIG_FTRACE_SYSCALLS CONFIG_BPF_EVENTS; do
+			grep -q "^$o=y" "$BDIR/$v${SUFFIX:-}/.config" ||
+				die "bench: bpfempty and bpfring need $o=y, which $BASE/$v${SUFFIX:-} has not (CONFIG=distro has it)"
+		done
+	done ;;
+esac
+[ "${NOBUILD:-0}" = 1 ] || "$TOP/scripts/initramfs.sh" "$BASE"
 
 echo "base,variant,config,workload,rep,iters,instr_per_op" > "$csv"
 echo "base,variant,config,workload,rep,lost,backlog_wait_time_actual" > "$out/$name-auditstat.csv"
 events=$out/$name-events.csv
 rm -f "$events"
 [ -z "$AUDITD" ] || echo "base,variant,config,flush,serials,ausearch,auid1000,records,bytes,lost" > "$events"
+bpfstat=$out/$name-bpfstat.csv
+rm -f "$bpfstat"
 wl=$(echo $WORKLOADS | tr ' ' '+')
+# cfg_extra CONFIG: audit-bench's options of a configuration
+cfg_extra() {
+	case "$1" in
+	uring) echo -u+36+ ;;
+	match) echo -d+ ;;
+	bpfempty) echo -b+empty+ ;;
+	bpfring) echo -b+ring+ ;;
+	esac
+}
 for c in $CONFIGS; do
 	for v in $REF patched; do
 		# the reference kernel may not have the built-in rule
 		[ "$c" = builtin ] && [ "$v" = "$REF" ] && continue
 		info "bench $BASE/$v $c: $(bench_cfg_args "$c")"
 		log=$LOGS/$BASE-$v${SUFFIX:-}-bench-$c.log
-		extra=
-		[ "$c" = uring ] && extra=-u+36+
-		[ "$c" = match ] && extra=-d+
+		extra=$(cfg_extra "$c")
 		# the daemon, but not on a kernel booted with audit=0 (auditd
 		# would turn auditing on)
 		daemon=
-		[ -n "$AUDITD" ] && [ "$c" != audit0 ] && daemon=harness.auditd=$AUDITD && extra=${extra#-d+}-a+
+		[ -n "$AUDITD" ] && [ "$(bench_cfg_args "$c")" != audit=0 ] && daemon=harness.auditd=$AUDITD &&
+			extra=${extra#-d+}-a+
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
 			$(bench_cfg_args "$c") harness.settle=$SETTLE $daemon "harness.bench=$extra-n+$ITERS+-r+$REPS+$wl" ||
 			die "bench run $BASE/$v $c failed (console: ${log#$TOP/})"
@@ -138,6 +172,18 @@ for c in $CONFIGS; do
 		grep -a "^AUDITSTAT " "$log" | awk -v b="$BASE" -v v="$v" -v c="$c" '{
 			split($3, r, "="); split($4, l, "="); split($5, w, "=")
 			printf "%s,%s,%s,%s,%s,%s,%s\n", b, v, c, $2, r[2], l[2], w[2] }' >> "$out/$name-auditstat.csv"
+		# with the ring buffer: the events its reader took and those lost
+		if [ "$c" = bpfring ]; then
+			[ -s "$bpfstat" ] || echo "base,variant,config,workload,rep,iters,events,lost" > "$bpfstat"
+			grep -a "^BENCH \|^BPFSTAT " "$log" | awk -v b="$BASE" -v v="$v" -v c="$c" '
+				{ for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+				/^BENCH/ { n[$2, f["rep"]] = f["iters"] }
+				/^BPFSTAT/ { printf "%s,%s,%s,%s,%s,%s,%s,%s\n", b, v, c, $2, f["rep"],
+					n[$2, f["rep"]], f["events"], f["lost"] }' >> "$bpfstat"
+			want=$(( REPS * $(echo $WORKLOADS | wc -w) ))
+			[ "$(grep -c "^$BASE,$v,$c," "$bpfstat")" = "$want" ] ||
+				die "bench $BASE/$v $c: not $want BPFSTAT lines (console: ${log#$TOP/})"
+		fi
 	done
 done
 
@@ -207,9 +253,7 @@ if [ -z "$CROSS" ] && [ -z "$AUDITD" ] && [ "$("$TOP/scripts/kvm-probe.sh" "$BAS
 	for c in $CONFIGS; do
 		for v in $REF patched; do
 			[ "$c" = builtin ] && [ "$v" = "$REF" ] && continue
-			extra=
-			[ "$c" = uring ] && extra=-u+36+
-			[ "$c" = match ] && extra=-d+
+			extra=$(cfg_extra "$c")
 			log=$LOGS/$BASE-$v${SUFFIX:-}-bench-$c-kvm.log
 			info "bench $BASE/$v $c under KVM (wall clock)"
 			LOG=$log SMP=1 TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
@@ -277,6 +321,19 @@ if os.path.exists(events):
     for r in csv.DictReader(open(events)):
         out.append(f"  {r['config']:<10} {r['variant']:<8} {r['serials']:>8} {r['ausearch']:>8}"
                    f" {r['auid1000']:>8} {r['records']:>8} {r['bytes']:>10} {r['lost']:>5}")
+# With the eBPF ring buffer: the events its reader took per operation,
+# and the events the ring had no room for
+bpfstat = sys.argv[1].replace(".csv", "-bpfstat.csv")
+if os.path.exists(bpfstat):
+    bs = {}
+    for r in csv.DictReader(open(bpfstat)):
+        k = (r["workload"], r["variant"])
+        e, n, l = bs.get(k, (0, 0, 0))
+        bs[k] = (e + int(r["events"]), n + int(r["iters"]), l + int(r["lost"]))
+    out.append("\nbpfring: events the reader took per operation, and events lost, in all reps")
+    out.append(f"  {'workload':<10} {'variant':<8} {'events/op':>9} {'lost':>6}")
+    for (w, v), (e, n, l) in bs.items():
+        out.append(f"  {w:<10} {v:<8} {e / n:>9.3f} {l:>6}")
 # A recorded event: the cost of a workload in "match", where a rule
 # records it, less its cost with audit on and no rules. Throughput of the
 # exec'ing tasks: execs per guest second (10^9 instructions).

@@ -61,7 +61,7 @@ info "$BASE: building bench program"
 mkdir -p "$BDIR/bench$ASUF"
 # shellcheck disable=SC2086
 "${CROSS}gcc" -O2 -static -Wall -isystem "$HDR/include" $URING -o "$BDIR/bench$ASUF/audit-bench" \
-	"$TOP/bench/audit-bench.c" -luring
+	"$TOP/bench/audit-bench.c" "$TOP/bench/bpf-hook.c" -luring
 info "$BASE: building the differential test's guest program"
 mkdir -p "$BDIR/difftest$ASUF"
 "${CROSS}gcc" -O2 -static -Wall -isystem "$HDR/include" -I "$KSRC/tools/testing/selftests/audit" \

@@ -262,6 +262,10 @@ bench_cfg_args() {
 	rules1) echo "audit=1 harness.rules=size-1" ;;
 	rules100) echo "audit=1 harness.rules=size-100" ;;
 	rules1000) echo "audit=1 harness.rules=size-1000" ;;
-	*) die "unknown bench configuration $1 (audit0 norules nevertask builtin uring match ten stig debstig debospp rules1 rules100 rules1000)" ;;
+	# what an eBPF agent pays instead of audit: audit off, a program on
+	# the sys_enter and sys_exit raw tracepoints (audit-bench -b), empty or
+	# writing each syscall's event to a ring buffer that a reader drains
+	bpfempty|bpfring) echo "audit=0" ;;
+	*) die "unknown bench configuration $1 (audit0 norules nevertask builtin uring match ten stig debstig debospp rules1 rules100 rules1000 bpfempty bpfring)" ;;
 	esac
 }
