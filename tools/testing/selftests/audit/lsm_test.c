@@ -9,7 +9,8 @@
  * makes the copy fail when the directory of the executable's path no
  * longer resolves: the tests rename the directory above it and load the
  * policy again, the one the kernel has (/sys/fs/selinux/policy), which
- * changes nothing else.
+ * changes nothing else. The rule that could not be copied must be freed
+ * once: the copy shares the old rule's LSM fields until it has its own.
  *
  * An AVC record that SELinux logs during a syscall belongs to that
  * syscall's event: it takes the syscall's serial, and the syscall ends
@@ -276,6 +277,57 @@ static int child_getppid(void *arg)
 {
 	syscall(__NR_getppid);
 	return 0;
+}
+
+/*
+ * A rule whose copy fails at a policy load is freed once: the copy, which
+ * shares the old rule's LSM strings and LSM rules until it has its own,
+ * frees only those it has. The exe= field comes before the LSM field, so
+ * that the copy fails at it while the LSM field is still the old rule's (a
+ * kernel that frees it with the copy frees it again with the old rule,
+ * and the next policy loads take the corrupted memory). Then the policy
+ * loads again, three times, and a new rule of the task's type records.
+ */
+TEST_F(policy, uncopied_lsm_rule_is_freed_once)
+{
+	struct audit_rule r;
+	const struct audit_record *rec;
+	struct audit_child c;
+	int i;
+
+	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
+	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, 0, "audit_lsm_uncopied");
+	audit_rule_str(&r, AUDIT_EXE, AUDIT_EQUAL, self->exe);
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+
+	/* the exe= path's directory no longer resolves: the copy fails */
+	ASSERT_EQ(0, rename(self->app, self->app_old));
+	ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
+	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0)) {
+		TH_LOG("the rule whose copy failed is still listed");
+	}
+	while (self->nl.ntracked)
+		audit_rule_free(&self->nl.tracked[--self->nl.ntracked]);
+	/* the old rule is freed after a grace period; loads allocate */
+	for (i = 0; i < 3; i++) {
+		usleep(100000);
+		ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
+	}
+
+	ASSERT_EQ(0, audit_child_start(&c, child_getppid, NULL));
+	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, c.pid, "audit_lsm_after");
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
+	audit_records_clear(&self->nl);
+	ASSERT_EQ(0, audit_child_finish(&c));
+	ASSERT_LE(0, audit_sync(&self->nl));
+	rec = audit_syscall_record(&self->nl, __NR_getppid, c.pid, "audit_lsm_after");
+	EXPECT_NE(NULL, rec) {
+		audit_dump(&self->nl);
+		TH_LOG("the new subj_type= rule, copied at a load, did not record");
+	}
 }
 
 /*
