@@ -892,6 +892,8 @@ int main(int argc, char **argv)
 			n = 10;
 		for (j = 0; j < n / 10; j++)	/* warm up */
 			w->fn();
+		if (bpf_hook_ring())		/* from an empty ring */
+			bpf_hook_sync();
 		if (stall_cmd >= 0) {		/* from an empty socket */
 			struct audit_status st;
 			struct queued q;

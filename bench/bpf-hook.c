@@ -10,11 +10,13 @@
  * "ring" writes a 32-byte event per tracepoint hit (time, pid and tgid,
  * enter or exit, the syscall number or its return value) with
  * bpf_ringbuf_output() to a BPF ring buffer, which a reader process maps and
- * drains as an agent's user space does (epoll on the map, then every
- * record up to the producer position). The program skips the reader's own
- * syscalls, as agents skip theirs; otherwise the reader's every wait would
- * produce the event that ends it. An event the ring has no room for is
- * counted in an array map instead of being written.
+ * drains as a high-rate agent's user space does: the program asks for no
+ * wakeup (BPF_RB_NO_WAKEUP), and the reader takes every record up to the
+ * producer position each 10 ms, or when told to (an eventfd). A wakeup per
+ * event would cost a context switch per syscall and make the figures spread
+ * with the scheduling. The program skips the reader's own syscalls, as
+ * agents skip theirs. An event the ring has no room for is counted in an
+ * array map instead of being written.
  *
  * The programs are assembled here, instruction by instruction: no libbpf,
  * no compiler for BPF, no BTF; the kernel needs CONFIG_BPF_SYSCALL and
@@ -29,14 +31,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bpf-hook.h"
 
-#define RING_SIZE	(4u << 20)	/* bytes; more than a repetition writes */
+#define RING_SIZE	(4u << 20)	/* bytes; more than 10 ms of events */
 #define EVENT_SIZE	32
+#define DRAIN_MS	10		/* the reader's period */
 
 /* instruction builders, named as in the kernel's filter.h */
 #define INSN(c, d, s, o, i) \
@@ -66,6 +70,7 @@ static volatile unsigned long *cons_pos;	/* the reader's position */
 static const volatile unsigned long *prod_pos;	/* the kernel's */
 static unsigned long long *taken;	/* shared with the reader */
 static int lost_fd = -1;
+static int kick_fd = -1;		/* eventfd: drain now */
 static unsigned long long synced;
 
 static void fail(const char *what, int err, const char *hint)
@@ -136,28 +141,29 @@ static void attach(int prog, const char *tracepoint)
 }
 
 /*
- * The reader: sleep in epoll until the ring holds data, then take every
- * committed record up to the producer's position and hand the space back.
+ * The reader: every DRAIN_MS, or when kicked, take every committed record up
+ * to the producer's position and hand the space back.
  */
-static void __attribute__((noreturn)) reader(int map, int ready)
+static void __attribute__((noreturn)) reader(int ready)
 {
 	unsigned long mask = RING_SIZE - 1, cons, prod;
 	const char *data = (const char *)prod_pos + getpagesize();
 	struct epoll_event ev = { .events = EPOLLIN };
-	unsigned long long sum = 0;
+	unsigned long long sum = 0, kicks;
 	int ep = epoll_create1(0);
 
-	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, map, &ev) ||
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, kick_fd, &ev) ||
 	    write(ready, "y", 1) != 1)
 		_exit(1);
 	for (;;) {
+		int n = epoll_wait(ep, &ev, 1, DRAIN_MS);
+
+		if (n < 0 && errno != EINTR)
+			_exit(1);
+		if (n > 0 && read(kick_fd, &kicks, sizeof(kicks)) < 0)
+			_exit(1);
 		cons = *cons_pos;
 		prod = __atomic_load_n(prod_pos, __ATOMIC_ACQUIRE);
-		if (cons == prod) {
-			if (epoll_wait(ep, &ev, 1, -1) < 0 && errno != EINTR)
-				_exit(1);
-			continue;
-		}
 		while (cons < prod) {
 			const __u32 *hdr = (const __u32 *)(data + (cons & mask));
 			__u32 len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
@@ -200,6 +206,9 @@ void bpf_hook_start(const char *mode)
 
 	ring = map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, RING_SIZE);
 	lost_fd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	kick_fd = eventfd(0, 0);
+	if (kick_fd < 0)
+		fail("eventfd", errno, NULL);
 	cons_pos = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, ring, 0);
 	prod_pos = mmap(NULL, page + 2 * RING_SIZE, PROT_READ, MAP_SHARED,
 			ring, page);
@@ -215,7 +224,7 @@ void bpf_hook_start(const char *mode)
 		fail("fork", errno, NULL);
 	if (!pid) {
 		close(ready[0]);
-		reader(ring, ready[1]);
+		reader(ready[1]);
 	}
 	close(ready[1]);
 	if (read(ready[0], &c, 1) != 1)
@@ -244,7 +253,7 @@ void bpf_hook_start(const char *mode)
 			MOV64_REG(R2, R10),
 			ADD64_IMM(R2, -32),
 			MOV64_IMM(R3, EVENT_SIZE),
-			MOV64_IMM(R4, 0),
+			MOV64_IMM(R4, BPF_RB_NO_WAKEUP),
 			CALL(BPF_FUNC_ringbuf_output),
 			JEQ_IMM(R0, 0, 9),		/* written: out */
 			ST_W(R10, -40, 0),
@@ -276,12 +285,15 @@ int bpf_hook_ring(void)
 void bpf_hook_sync(void)
 {
 	/*
-	 * Up to the events written before this call: each sched_yield()
-	 * writes two more, which the reader may take later.
+	 * Up to the events written before this call: the kick and each
+	 * sched_yield() write more, which the reader may take later.
 	 */
 	unsigned long until = __atomic_load_n(prod_pos, __ATOMIC_ACQUIRE);
+	unsigned long long one = 1;
 	long tries = 1000000;
 
+	if (write(kick_fd, &one, sizeof(one)) != sizeof(one))
+		fail("eventfd", errno, NULL);
 	while (__atomic_load_n(cons_pos, __ATOMIC_ACQUIRE) < until && --tries)
 		sched_yield();
 	if (!tries)
