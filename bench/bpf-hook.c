@@ -33,6 +33,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -224,6 +225,9 @@ void bpf_hook_start(const char *mode)
 		fail("fork", errno, NULL);
 	if (!pid) {
 		close(ready[0]);
+		/* the reader goes with the program that started it */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+			_exit(1);
 		reader(ready[1]);
 	}
 	close(ready[1]);
