@@ -11,7 +11,8 @@
 # harness.run=hygiene runs them without privilege, twice as root and after a
 # killed run, and compares the audit configuration). On the base kernel, the
 # programs patches/BASE/base-xfail marks "crash" (the series fixes a BUG they
-# hit) run in a boot of their own, which must end in that crash; those it
+# hit) run in a boot of their own, which must end in that crash (the tests
+# that report before it are counted and must pass); those it
 # marks "alone" (on a kernel that fails them they leave it in a state that
 # fails other programs) run in a boot of their own, with their TAP checked;
 # so do those it marks "warns" (they may make the base kernel WARN() in the
@@ -74,8 +75,10 @@ if [ "${DEBUG:-0}" = 1 ]; then
 	export TIMEOUT=${TIMEOUT:-3000}
 fi
 # LSM=1: the LSM variant (Kconfig/lsm.config: SELinux, with the policy
-# guest/init loads), built in build/BASE/VARIANT-lsm; the expected failures
-# of its base kernel are those of patches/BASE/base-xfail and base-xfail-lsm
+# guest/init loads, permissive; lsm_test once more in a boot with
+# enforcing=1 where it does not crash the kernel), built in
+# build/BASE/VARIANT-lsm; the expected failures of its base kernel are
+# those of patches/BASE/base-xfail and base-xfail-lsm
 if [ "${LSM:-0}" = 1 ]; then
 	SUFFIX=${SUFFIX:-}
 	export SUFFIX=${SUFFIX%"$ASUF"}-lsm$ASUF
@@ -167,15 +170,26 @@ for b in $BASES; do
 						line="$b/$v$S ($p): 0 passed, 1 failed, 0 skipped
   FAIL $p: XPASS: must crash this kernel (base-xfail) but did not"
 					elif grep -aqE "kernel BUG|Oops" "$log"; then
-						line="$b/$v$S ($p): 1 passed, 0 failed, 0 skipped
+						# the tests that ran before the crash count as
+						# everywhere else (their expected failures too)
+						before=$(awk -v p="$p" -v xf="$xfail" '
+							BEGIN { while ((getline l < xf) > 0) { split(l, f, " "); x[f[1]] = 1 } }
+							/^ok [0-9]+ .*# SKIP/ { s++; next }
+							/^ok [0-9]+ / { ok++; next }
+							/^not ok [0-9]+ / { t = $4; if ((p ":" t) in x) ok++; else { bad++; print "  FAIL " p ":" t " (before the crash)" } }
+							END { printf "%d %d %d\n", ok, bad, s }' "$log")
+						set -- $(echo "$before" | tail -1)
+						line="$b/$v$S ($p): $(($1 + 1)) passed, $2 failed, $3 skipped
   ($p crashed this kernel as it must: $(grep -aE -m1 "kernel BUG|Oops" "$log" | sed 's/^\[[ 0-9.]*\] //'))"
+						[ "$2" = 0 ] || line="$line
+$(echo "$before" | sed '$d')"
 					else
 						line="$b/$v$S ($p): 0 passed, 1 failed, 0 skipped
   FAIL $p: must crash this kernel; the run failed otherwise (${log#$TOP/})"
 					fi
 					echo "$line" | tee -a "$summary"
 					set -- $(echo "$line" | head -1 | sed 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped/\1 \2 \3/')
-					tp=$((tp + $1)) tf=$((tf + $2))
+					tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3))
 				done
 				continue
 			fi
@@ -212,6 +226,7 @@ for b in $BASES; do
 		crash||
 		$(for p in $alone; do echo "alone-$p||$p"; done)
 		$(for p in $OWN_BOOT; do case " $(echo $crash $alone) " in *" $p "*) ;; *) echo "own-$p||$p" ;; esac; done)
+		$([ "${LSM:-0}" = 1 ] && case " $crash " in *" lsm_test "*) ;; *) echo "enforcing|enforcing=1|lsm_test" ;; esac)
 		BOOTS
 		# what the selftests leave behind (guest/init, harness.run=hygiene):
 		# once, on the patched kernel

@@ -255,131 +255,10 @@ static int child_create(void *arg)
 	return 0;
 }
 
-/*
- * A dir= rule with an exe= field and an LSM field, whose copy fails at a
- * policy load, is dropped from the rule list and from its tree: removing
- * the tree's directory afterwards logs nothing of it (a kernel that left it
- * on the tree reads the freed rule there, logs a remove_rule record from
- * it and frees it again), and a new rule on the directory records.
- */
-TEST_F(policy, uncopied_tree_rule_leaves_its_tree)
-{
-	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
-	struct key_match gone = { AUDIT_CONFIG_CHANGE, "audit_lsm_uncopied" };
-	struct key_match after = { AUDIT_SYSCALL, "audit_lsm_after" };
-	const struct audit_record *rec;
-	char file[128];
-	pid_t pid;
-	int status;
-
-	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
-	audit_rule_all_syscalls(&r);
-	audit_rule_str(&r, AUDIT_DIR, AUDIT_EQUAL, self->tree);
-	audit_rule_str(&r, AUDIT_EXE, AUDIT_EQUAL, self->exe);
-	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
-	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE);
-	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, gone.key);
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	ASSERT_EQ(1, audit_list_rules(&self->nl, NULL, 0));
-
-	/* the exe= path's directory no longer resolves: the copy fails */
-	ASSERT_EQ(0, rename(self->app, self->app_old));
-	LOAD_POLICY_OR_SKIP(self);
-	EXPECT_EQ(0, audit_list_rules(&self->nl, NULL, 0)) {
-		TH_LOG("the rule whose copy failed is still listed");
-	}
-	/* the kernel no longer has the rule: do not delete it at the end */
-	while (self->nl.ntracked)
-		audit_rule_free(&self->nl.tracked[--self->nl.ntracked]);
-
-	/* a child removes the tree's directory */
-	audit_records_clear(&self->nl);
-	pid = audit_run_child(child_rmdir, self->tree, &status);
-	ASSERT_LT(0, pid);
-	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
-	ASSERT_LE(0, audit_sync(&self->nl));
-	EXPECT_GT(0, audit_find(&self->nl, 0, match_key, &gone)) {
-		audit_dump(&self->nl);
-		TH_LOG("the removal logged a record of the dropped rule");
-	}
-
-	/* a new rule on the directory records what it matches */
-	ASSERT_EQ(0, mkdir(self->tree, 0755));
-	r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
-	audit_rule_all_syscalls(&r);
-	audit_rule_str(&r, AUDIT_DIR, AUDIT_EQUAL, self->tree);
-	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE);
-	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, after.key);
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	snprintf(file, sizeof(file), "%s/file", self->tree);
-	rec = audit_child_record(_metadata, &self->nl, child_create, file, &pid,
-				 match_key, &after, "SYSCALL key=audit_lsm_after");
-	EXPECT_TRUE(audit_field_is_num(rec, "pid", pid)) {
-		TH_LOG("%s", rec->text);
-	}
-}
-
 static int child_getppid(void *arg)
 {
 	syscall(__NR_getppid);
 	return 0;
-}
-
-/*
- * A rule whose copy fails at a policy load is freed once: the copy, which
- * shares the old rule's LSM strings and LSM rules until it has its own,
- * frees only those it has. The exe= field comes before the LSM field, so
- * that the copy fails at it while the LSM field is still the old rule's (a
- * kernel that frees it with the copy frees it again with the old rule,
- * and the next policy loads take the corrupted memory). Then the policy
- * loads again, three times, and a new rule of the task's type records.
- */
-TEST_F(policy, uncopied_lsm_rule_is_freed_once)
-{
-	int i, kmsg = kmsg_from_now();
-	const struct audit_record *rec;
-	struct audit_child c;
-	struct audit_rule r;
-	char report[1024];
-
-	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
-	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, 0, "audit_lsm_uncopied");
-	audit_rule_str(&r, AUDIT_EXE, AUDIT_EQUAL, self->exe);
-	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-
-	/* the exe= path's directory no longer resolves: the copy fails */
-	ASSERT_EQ(0, rename(self->app, self->app_old));
-	LOAD_POLICY_OR_SKIP(self);
-	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0)) {
-		TH_LOG("the rule whose copy failed is still listed");
-	}
-	while (self->nl.ntracked)
-		audit_rule_free(&self->nl.tracked[--self->nl.ntracked]);
-	/* the old rule is freed after a grace period; loads allocate */
-	for (i = 0; i < 3; i++) {
-		usleep(100000);
-		ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
-	}
-	EXPECT_FALSE(kmsg_reports(kmsg, report, sizeof(report))) {
-		TH_LOG("the kernel reported after the failed copy: %s", report);
-	}
-	if (kmsg >= 0)
-		close(kmsg);
-
-	ASSERT_EQ(0, audit_child_start(&c, child_getppid, NULL));
-	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, c.pid, "audit_lsm_after");
-	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
-	audit_records_clear(&self->nl);
-	ASSERT_EQ(0, audit_child_finish(&c));
-	ASSERT_LE(0, audit_sync(&self->nl));
-	rec = audit_syscall_record(&self->nl, __NR_getppid, c.pid, "audit_lsm_after");
-	EXPECT_NE(NULL, rec) {
-		audit_dump(&self->nl);
-		TH_LOG("the new subj_type= rule, copied at a load, did not record");
-	}
 }
 
 /*
@@ -577,6 +456,131 @@ TEST_F(policy, avc_denial_without_rules_has_its_syscall_record)
 TEST_F(policy, avc_denial_with_rules_has_its_syscall_record)
 {
 	avc_denial(_metadata, self, true);
+}
+
+/*
+ * The tests whose failure on a kernel without the fixes is an oops come
+ * last, so that the others run there too.
+ */
+/*
+ * A dir= rule with an exe= field and an LSM field, whose copy fails at a
+ * policy load, is dropped from the rule list and from its tree: removing
+ * the tree's directory afterwards logs nothing of it (a kernel that left it
+ * on the tree reads the freed rule there, logs a remove_rule record from
+ * it and frees it again), and a new rule on the directory records.
+ */
+TEST_F(policy, uncopied_tree_rule_leaves_its_tree)
+{
+	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	struct key_match gone = { AUDIT_CONFIG_CHANGE, "audit_lsm_uncopied" };
+	struct key_match after = { AUDIT_SYSCALL, "audit_lsm_after" };
+	const struct audit_record *rec;
+	char file[128];
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
+	audit_rule_all_syscalls(&r);
+	audit_rule_str(&r, AUDIT_DIR, AUDIT_EQUAL, self->tree);
+	audit_rule_str(&r, AUDIT_EXE, AUDIT_EQUAL, self->exe);
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, gone.key);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(1, audit_list_rules(&self->nl, NULL, 0));
+
+	/* the exe= path's directory no longer resolves: the copy fails */
+	ASSERT_EQ(0, rename(self->app, self->app_old));
+	LOAD_POLICY_OR_SKIP(self);
+	EXPECT_EQ(0, audit_list_rules(&self->nl, NULL, 0)) {
+		TH_LOG("the rule whose copy failed is still listed");
+	}
+	/* the kernel no longer has the rule: do not delete it at the end */
+	while (self->nl.ntracked)
+		audit_rule_free(&self->nl.tracked[--self->nl.ntracked]);
+
+	/* a child removes the tree's directory */
+	audit_records_clear(&self->nl);
+	pid = audit_run_child(child_rmdir, self->tree, &status);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_LE(0, audit_sync(&self->nl));
+	EXPECT_GT(0, audit_find(&self->nl, 0, match_key, &gone)) {
+		audit_dump(&self->nl);
+		TH_LOG("the removal logged a record of the dropped rule");
+	}
+
+	/* a new rule on the directory records what it matches */
+	ASSERT_EQ(0, mkdir(self->tree, 0755));
+	r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	audit_rule_all_syscalls(&r);
+	audit_rule_str(&r, AUDIT_DIR, AUDIT_EQUAL, self->tree);
+	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, after.key);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	snprintf(file, sizeof(file), "%s/file", self->tree);
+	rec = audit_child_record(_metadata, &self->nl, child_create, file, &pid,
+				 match_key, &after, "SYSCALL key=audit_lsm_after");
+	EXPECT_TRUE(audit_field_is_num(rec, "pid", pid)) {
+		TH_LOG("%s", rec->text);
+	}
+}
+
+/*
+ * A rule whose copy fails at a policy load is freed once: the copy, which
+ * shares the old rule's LSM strings and LSM rules until it has its own,
+ * frees only those it has. The exe= field comes before the LSM field, so
+ * that the copy fails at it while the LSM field is still the old rule's (a
+ * kernel that frees it with the copy frees it again with the old rule,
+ * and the next policy loads take the corrupted memory). Then the policy
+ * loads again, three times, and a new rule of the task's type records.
+ */
+TEST_F(policy, uncopied_lsm_rule_is_freed_once)
+{
+	int i, kmsg = kmsg_from_now();
+	const struct audit_record *rec;
+	struct audit_child c;
+	struct audit_rule r;
+	char report[1024];
+
+	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
+	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, 0, "audit_lsm_uncopied");
+	audit_rule_str(&r, AUDIT_EXE, AUDIT_EQUAL, self->exe);
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+
+	/* the exe= path's directory no longer resolves: the copy fails */
+	ASSERT_EQ(0, rename(self->app, self->app_old));
+	LOAD_POLICY_OR_SKIP(self);
+	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0)) {
+		TH_LOG("the rule whose copy failed is still listed");
+	}
+	while (self->nl.ntracked)
+		audit_rule_free(&self->nl.tracked[--self->nl.ntracked]);
+	/* the old rule is freed after a grace period; loads allocate */
+	for (i = 0; i < 3; i++) {
+		usleep(100000);
+		ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
+	}
+	EXPECT_FALSE(kmsg_reports(kmsg, report, sizeof(report))) {
+		TH_LOG("the kernel reported after the failed copy: %s", report);
+	}
+	if (kmsg >= 0)
+		close(kmsg);
+
+	ASSERT_EQ(0, audit_child_start(&c, child_getppid, NULL));
+	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, c.pid, "audit_lsm_after");
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
+	audit_records_clear(&self->nl);
+	ASSERT_EQ(0, audit_child_finish(&c));
+	ASSERT_LE(0, audit_sync(&self->nl));
+	rec = audit_syscall_record(&self->nl, __NR_getppid, c.pid, "audit_lsm_after");
+	EXPECT_NE(NULL, rec) {
+		audit_dump(&self->nl);
+		TH_LOG("the new subj_type= rule, copied at a load, did not record");
+	}
 }
 
 TEST_HARNESS_MAIN
