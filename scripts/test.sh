@@ -226,7 +226,7 @@ $(echo "$before" | sed '$d')"
 		crash||
 		$(for p in $alone; do echo "alone-$p||$p"; done)
 		$(for p in $OWN_BOOT; do case " $(echo $crash $alone) " in *" $p "*) ;; *) echo "own-$p||$p" ;; esac; done)
-		$([ "${LSM:-0}" = 1 ] && case " $crash " in *" lsm_test "*) ;; *) echo "enforcing|enforcing=1|lsm_test" ;; esac)
+		$([ "${LSM:-0}" = 1 ] && case " $(echo $crash) " in *" lsm_test "*) ;; *) echo "enforcing|enforcing=1|lsm_test" ;; esac)
 		BOOTS
 		# what the selftests leave behind (guest/init, harness.run=hygiene):
 		# once, on the patched kernel
