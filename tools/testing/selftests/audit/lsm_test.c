@@ -218,6 +218,8 @@ FIXTURE_TEARDOWN(policy)
 		return;
 	snprintf(path, sizeof(path), "%s/file", self->tree);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/watched", self->dir);
+	unlink(path);
 	rmdir(self->tree);
 	rmdir(self->bin);
 	rmdir(self->app);
@@ -456,6 +458,133 @@ TEST_F(policy, avc_denial_without_rules_has_its_syscall_record)
 TEST_F(policy, avc_denial_with_rules_has_its_syscall_record)
 {
 	avc_denial(_metadata, self, true);
+}
+
+static int child_load_policy(void *arg)
+{
+	FIXTURE_DATA(policy) *self = arg;
+
+	return load_policy(self->policy, self->policy_len) ? 10 : 0;
+}
+
+/* the child of the test below: a write under the tree, one to the watch */
+static int child_write_both(void *arg)
+{
+	FIXTURE_DATA(policy) *self = arg;
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/file", self->tree);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 10;
+	close(fd);
+	snprintf(path, sizeof(path), "%s/watched", self->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 11;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A policy load with rules loaded that name an LSM field (and so are
+ * copied), one of each kind that has more than its fields to copy: a
+ * dir= rule (its tree), a watch rule (its watch), an exe= rule (its mark).
+ * The load, by a child, logs MAC_POLICY_LOAD in the event of the child's
+ * write(); afterwards the rule list is what it was, byte for byte, and
+ * the dir= and watch rules, now the copies, record.
+ */
+TEST_F(policy, policy_load_copies_every_kind_of_rule)
+{
+	struct audit_rule before[8] = {}, after[8] = {};
+	const struct audit_record *sys, *load, *rec;
+	struct key_match dir_key = { AUDIT_SYSCALL, "audit_lsm_dir" };
+	struct key_match watch_key = { AUDIT_SYSCALL, "audit_lsm_watch" };
+	char watched[96];
+	struct audit_rule r;
+	int i, n, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
+	snprintf(watched, sizeof(watched), "%s/watched", self->dir);
+	r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	audit_rule_all_syscalls(&r);
+	audit_rule_str(&r, AUDIT_DIR, AUDIT_EQUAL, self->tree);
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, dir_key.key);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
+	audit_rule_all_syscalls(&r);
+	audit_rule_str(&r, AUDIT_WATCH, AUDIT_EQUAL, watched);
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL, AUDIT_PERM_WRITE);
+	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, watch_key.key);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, 0, "audit_lsm_exe");
+	audit_rule_str(&r, AUDIT_EXE, AUDIT_EQUAL, self->exe);
+	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
+	n = audit_list_rules(&self->nl, before, 8);
+	ASSERT_EQ(3, n);
+
+	audit_records_clear(&self->nl);
+	pid = audit_run_child(child_load_policy, self, &status);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status))
+		SKIP(goto out, "the child could not load the policy");
+	ASSERT_LE(0, audit_sync(&self->nl));
+	sys = audit_syscall_record(&self->nl, __NR_write, pid, NULL);
+	ASSERT_NE(NULL, sys) {
+		audit_dump(&self->nl);
+		TH_LOG("no SYSCALL record of the child's write() of the policy");
+	}
+	load = audit_event_record(&self->nl, sys->serial, AUDIT_MAC_POLICY_LOAD, 0);
+	ASSERT_NE(NULL, load) {
+		audit_dump(&self->nl);
+		TH_LOG("no MAC_POLICY_LOAD record in the write()'s event");
+	}
+	EXPECT_TRUE(audit_field_is(load, "lsm", "selinux") &&
+		    audit_field_is(load, "res", "1") &&
+		    audit_field(load, "auid") && audit_field(load, "ses")) {
+		TH_LOG("%s", load->text);
+	}
+
+	ASSERT_EQ(n, audit_list_rules(&self->nl, after, 8));
+	for (i = 0; i < n; i++)
+		EXPECT_TRUE(before[i].size == after[i].size &&
+			    !memcmp(before[i].d, after[i].d, before[i].size)) {
+			TH_LOG("rule %d differs after the load", i);
+		}
+
+	audit_records_clear(&self->nl);
+	pid = audit_run_child(child_write_both, self, &status);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	ASSERT_LE(0, audit_sync(&self->nl));
+	rec = NULL;
+	i = audit_find(&self->nl, 0, match_key, &dir_key);
+	if (i >= 0)
+		rec = &self->nl.rec[i];
+	EXPECT_TRUE(rec && audit_field_is_num(rec, "pid", pid)) {
+		audit_dump(&self->nl);
+		TH_LOG("the copied dir= rule did not record the child's create");
+	}
+	rec = NULL;
+	i = audit_find(&self->nl, 0, match_key, &watch_key);
+	if (i >= 0)
+		rec = &self->nl.rec[i];
+	EXPECT_TRUE(rec && audit_field_is_num(rec, "pid", pid)) {
+		audit_dump(&self->nl);
+		TH_LOG("the copied watch rule did not record the child's create");
+	}
+out:
+	for (i = 0; i < 8; i++) {
+		audit_rule_free(&before[i]);
+		audit_rule_free(&after[i]);
+	}
 }
 
 /*
