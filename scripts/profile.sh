@@ -12,6 +12,8 @@
 #   O2=1                kernels built at -O2 as distributions build them
 #                       (Kconfig/o2.config, build/BASE/VARIANT-o2); the
 #                       default tinyconfig kernels are built at -Os
+#   CONFIG=distro       the kernels of Debian's configuration (booted with
+#                       nokaslr, measured after SETTLE=10 guest seconds)
 # Each kernel boots under QEMU with -icount and with bench/qemu-profile.c, a
 # TCG plugin that counts every kernel instruction the guest executes
 # between audit-bench's profile_start() and profile_stop(): the timed loop.
@@ -59,6 +61,11 @@ report=$OUT/$BASE${SUFFIX:-}-$RULES-$WORKLOAD.txt
 : > "$report"
 extra=
 case "$RULES" in uring) extra="-u+36+" ;; match) extra="-d+" ;; esac
+# a distribution kernel (CONFIG=distro): its text where System.map says
+# (no KASLR), and measured once its boot-time work is done, as make bench
+# measures it (SETTLE guest seconds)
+kargs=
+[ "${KCONFIG_BASE:-tiny}" = distro ] && kargs="nokaslr harness.settle=${SETTLE:-10}"
 
 for v in $VARIANTS; do
 	k=$BDIR/$v${SUFFIX:-}
@@ -69,7 +76,7 @@ for v in $VARIANTS; do
 	info "profile $BASE/$v, $RULES, $WORKLOAD: $N iterations"
 	QEMU_EXTRA="-plugin $so,start=$start,stop=$stop,out=$counts" \
 	ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${TIMEOUT:-1800} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
-		$args "harness.bench=$extra-n+$N+-r+1+$WORKLOAD" >/dev/null ||
+		$args $kargs "harness.bench=$extra-n+$N+-r+1+$WORKLOAD" >/dev/null ||
 		die "the profiling boot failed (console: ${log#$TOP/})"
 	[ -s "$counts" ] || die "the plugin wrote no counts ($counts)"
 	line=$(grep -m1 "^BENCH $WORKLOAD rep=0 " "$log") || die "no BENCH line in ${log#$TOP/}"
