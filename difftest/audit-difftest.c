@@ -39,6 +39,13 @@
  * holds, vectors that take several records, records just over 512 and
  * 1024 bytes, long and encoded PATH, CWD, PROCTITLE, comm= and exe=
  * values; one step runs with a controlling terminal (tty=pts).
+ * On a kernel with SELinux and a policy loaded (the LSM test variant's),
+ * exit rules also name subj_type=, subj_user=, subj_role= and obj_type=
+ * (the task's own type or one that matches nothing), a step has a child
+ * enter audit_test_denied_t, the test policy's domain that is allowed
+ * nothing, and make one denied access (an AVC record in its syscall), and
+ * the daemon sometimes loads the policy again while the task spins, which
+ * copies every rule with an LSM field (-L turns this off).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -157,6 +164,18 @@
 
 static bool compat_ok, compat_wanted;	/* -c: compat steps and rules */
 static unsigned long compat_records;	/* SYSCALL records of compat tasks */
+
+/*
+ * SELinux, where the kernel has it and a policy is loaded (lsm_ok): this
+ * task's context and its parts, the policy to load again, and the context
+ * of the test policy's denied domain (avc_ok when the policy has it).
+ */
+#define SELINUXFS		"/sys/fs/selinux"
+#define DENIED_TYPE		"audit_test_denied_t"
+static bool lsm_ok, lsm_wanted = true, avc_ok;
+static char lsm_user[64], lsm_role[64], lsm_type[64], lsm_denied[256];
+static char *lsm_policy;
+static size_t lsm_policy_len;
 
 /* the top of user space and the start of the kernel's addresses */
 #ifdef __x86_64__
@@ -761,6 +780,7 @@ struct gen_rule {
 	struct audit_rule r;
 	char desc[1024];
 	size_t dl;
+	bool lsm;		/* it has an LSM field */
 };
 
 static void desc(struct gen_rule *g, const char *fmt, ...)
@@ -790,12 +810,48 @@ static void gen_str(struct gen_rule *g, __u32 field, const char *name,
 	desc(g, " -F %s=%s", name, s);
 }
 
+/*
+ * An LSM field (lsm_ok): the task's own user, role or type, or for types
+ * the denied domain's, which no task and no file here has; = or !=.
+ */
+static void gen_lsm_field(struct gen_rule *g)
+{
+	const struct op_desc *o = &ops_eq[rnd(NOPS(ops_eq))];
+	const char *name, *v;
+	__u32 field;
+
+	switch (rnd(4)) {
+	case 0:
+		field = AUDIT_SUBJ_TYPE, name = "subj_type";
+		v = chance(60) ? lsm_type : DENIED_TYPE;
+		break;
+	case 1:
+		field = AUDIT_SUBJ_USER, name = "subj_user", v = lsm_user;
+		break;
+	case 2:
+		field = AUDIT_SUBJ_ROLE, name = "subj_role", v = lsm_role;
+		break;
+	default:
+		/* the files of the scratch tree have the task's type */
+		field = AUDIT_OBJ_TYPE, name = "obj_type";
+		v = chance(60) ? lsm_type : DENIED_TYPE;
+		break;
+	}
+	audit_rule_str(&g->r, field, o->op, v);
+	desc(g, " -F %s%s%s", name, o->s, v);
+	g->lsm = true;
+}
+
 /* one field of an exit or io_uring rule */
 static void gen_field(struct gen_rule *g, bool uring)
 {
 	static const int exits[] = { 0, 3, -2, -13, -17, -20, -21, -1 };
 	char path[64];
 
+	if (lsm_ok && !uring && chance(12)) {
+		gen_lsm_field(g);
+		return;
+	}
 	switch (rnd(uring ? 6 : 16)) {
 	case 0:
 		gen_num(g, PICK(((__u32[]){ AUDIT_UID, AUDIT_EUID, AUDIT_FSUID,
@@ -1015,7 +1071,9 @@ enum {
 	T_LOGIN, T_CONFIG_SELF, T_CAPSET_SELF, T_ANOM_SELF,
 	T_URING, T_NR,
 	/* drawn on their own: a 32-bit task (where compat_ok), the exec steps */
-	T_COMPAT = T_NR, T_EXEC_ARGV, T_EXEC_CWD, T_EXEC_NAME, T_TTY, T_ALL
+	T_COMPAT = T_NR, T_EXEC_ARGV, T_EXEC_CWD, T_EXEC_NAME, T_TTY,
+	T_AVC,		/* where avc_ok: a denied access in a child */
+	T_ALL
 };
 
 static const char *const t_names[T_ALL] = {
@@ -1025,14 +1083,19 @@ static const char *const t_names[T_ALL] = {
 	"exec", "exec_nx", "seccomp", "anom_symlink", "anom_hardlink", "capset",
 	"crash", "pipe", "socket", "kill", "config", "fail_remove", "as_user",
 	"login", "config_self", "capset_self", "anom_self", "io_uring",
-	"compat", "exec_argv", "exec_cwd", "exec_name", "tty",
+	"compat", "exec_argv", "exec_cwd", "exec_name", "tty", "avc",
 };
 
 /* what the daemon does to the rules while the task spins before a step */
-enum { SPIN_NONE, SPIN_DELETE_ALL, SPIN_DELETE_ONE, SPIN_ADD, SPIN_NR };
+enum {
+	SPIN_NONE, SPIN_DELETE_ALL, SPIN_DELETE_ONE, SPIN_ADD,
+	SPIN_POLICY,	/* where lsm_ok: load the policy again */
+	SPIN_NR
+};
 
 static const char *const spin_names[SPIN_NR] = {
 	"", "delete all rules", "delete a rule", "add a rule",
+	"load the policy",
 };
 
 struct step {
@@ -1299,10 +1362,14 @@ static void gen_step(struct step *s, bool top)
 				      T_EXEC_NAME, T_TTY }));
 	else if (top && compat_ok && chance(8))
 		s->t = T_COMPAT;
+	else if (top && avc_ok && chance(8))
+		s->t = T_AVC;
 	/* one step in seven: a quarter delete all, a quarter one, half add */
 	if (top && chance(15))
 		s->spin = PICK(((int[]){ SPIN_DELETE_ALL, SPIN_DELETE_ONE,
 					 SPIN_ADD, SPIN_ADD }));
+	else if (top && lsm_ok && chance(5))
+		s->spin = SPIN_POLICY;
 	s->a = gen_name();
 	s->b = gen_name();
 	s->abs = chance(60);
@@ -1687,6 +1754,22 @@ static int gc_config(const struct step *s)
 }
 
 /*
+ * Enter the denied domain, then chdir("/"), a dir search it may not make:
+ * an AVC record in the chdir's event (denied when enforcing, allowed and
+ * logged when permissive). Nothing after the transition is checked but
+ * the exit.
+ */
+static int gc_avc(const struct step *s)
+{
+	int fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, lsm_denied, strlen(lsm_denied)) < 0)
+		return 2;
+	close(fd);
+	return syscall(SYS_chdir, "/") ? 1 : 0;
+}
+
+/*
  * Crash without a syscall that names a pid (kill(getpid()) would put the
  * raw pid in a0, which differs between boots of a debug kernel).
  */
@@ -1921,6 +2004,8 @@ static long run_op(int t, int ai, int bi, int flags, int modei, bool abs)
 		return in_grandchild(gc_capset, &s);
 	case T_CRASH:
 		return in_grandchild(gc_crash, &s);
+	case T_AVC:
+		return in_grandchild(gc_avc, &s);
 	case T_KILL:
 		return in_grandchild(gc_kill, &s);
 	case T_CONFIG:
@@ -2094,6 +2179,9 @@ enum {
 	COV_DUMMY_AFTER,	/* a record in a syscall without rules, after the
 				 * task's earlier records or syscalls with rules */
 	COV_COMPAT,		/* a SYSCALL record of a compat task */
+	COV_LSM_RULES,		/* a rule with an LSM field loaded */
+	COV_SPIN_POLICY,	/* the policy loaded while the task spun, with
+				 * a rule with an LSM field loaded */
 	COV_NR
 };
 
@@ -2101,6 +2189,7 @@ static const char *const cov_names[COV_NR] = {
 	"no-rules", "task-records>=2", "records-in-one-syscall>=2",
 	"spin-delete-all", "spin-delete-one", "spin-add",
 	"record-without-rules-after-state", "compat-syscall-records",
+	"lsm-field-rules", "spin-policy-load",
 };
 
 static unsigned long cov_seeds, cov[COV_NR];
@@ -2156,6 +2245,90 @@ static int counted_rules(const struct gen_rule *rules, const bool *live, int n)
 	return c;
 }
 
+/* the whole of a small file, NUL terminated, or NULL */
+static char *slurp(const char *path, size_t *len)
+{
+	size_t size = 0, cap = 1 << 16;
+	char *buf = malloc(cap + 1), *more;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = 0;
+
+	while (fd >= 0 && buf && (n = read(fd, buf + size, cap - size)) > 0) {
+		size += n;
+		if (size == cap) {
+			more = realloc(buf, 2 * cap + 1);
+			if (!more)
+				break;
+			buf = more;
+			cap *= 2;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || n < 0 || !buf) {
+		free(buf);
+		return NULL;
+	}
+	buf[size] = 0;
+	*len = size;
+	return buf;
+}
+
+/*
+ * lsm_ok: SELinux with a policy loaded, this task's context in three parts
+ * (user:role:type[:level]); avc_ok: the policy has the denied domain.
+ */
+static void lsm_detect(void)
+{
+	char ctx[256], *cur, *f[4] = {}, *p;
+	size_t len;
+	int i, fd;
+
+	if (access(SELINUXFS "/load", W_OK))
+		return;
+	lsm_policy = slurp(SELINUXFS "/policy", &lsm_policy_len);
+	cur = slurp("/proc/self/attr/current", &len);
+	if (!lsm_policy || !lsm_policy_len || !cur)
+		goto out;
+	snprintf(ctx, sizeof(ctx), "%s", cur);
+	ctx[strcspn(ctx, "\n")] = 0;
+	for (i = 0, p = ctx; i < 4 && p; i++) {
+		f[i] = p;
+		p = i < 3 ? strchr(p, ':') : NULL;
+		if (p)
+			*p++ = 0;
+	}
+	if (!f[2] || !*f[0] || !*f[1] || !*f[2])
+		goto out;
+	snprintf(lsm_user, sizeof(lsm_user), "%s", f[0]);
+	snprintf(lsm_role, sizeof(lsm_role), "%s", f[1]);
+	snprintf(lsm_type, sizeof(lsm_type), "%s", f[2]);
+	snprintf(lsm_denied, sizeof(lsm_denied), "%s:%s:" DENIED_TYPE "%s%s",
+		 f[0], f[1], f[3] ? ":" : "", f[3] ? f[3] : "");
+	lsm_ok = true;
+	fd = open(SELINUXFS "/context", O_RDWR | O_CLOEXEC);
+	avc_ok = fd >= 0 && write(fd, lsm_denied, strlen(lsm_denied)) > 0;
+	if (fd >= 0)
+		close(fd);
+out:
+	free(cur);
+	if (!lsm_ok) {
+		free(lsm_policy);
+		lsm_policy = NULL;
+	}
+}
+
+/* whether a loaded rule has an LSM field */
+static bool lsm_rules(const struct gen_rule *rules, const bool *live, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (live[i] && rules[i].lsm)
+			return true;
+	return false;
+}
+
 /* wait until the task spins before step @i (counted from 1) */
 static bool wait_spin(int i)
 {
@@ -2205,6 +2378,18 @@ static bool wait_in_read(pid_t pid, int fd)
 	}
 }
 
+/* load the policy again (lsm_ok), into the transcript */
+static void policy_load(const char *why)
+{
+	int fd = open(SELINUXFS "/load", O_WRONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : write(fd, lsm_policy, lsm_policy_len);
+
+	emit("policy load (%s): %s", why,
+	     n == (ssize_t)lsm_policy_len ? "ok" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 /* while the task spins: change the rules as @s->spin says */
 static void spin_change(const struct step *s, struct gen_rule *rules,
 			bool *live, int *nrules, bool bare)
@@ -2227,6 +2412,10 @@ static void spin_change(const struct step *s, struct gen_rule *rules,
 		rules_added += !add_rule(rules, live, *nrules);
 		rules_total++;
 		(*nrules)++;
+		break;
+	case SPIN_POLICY:
+		/* every rule with an LSM field is copied */
+		policy_load("spin");
 		break;
 	}
 	collect("spin");
@@ -2266,11 +2455,23 @@ static void run_seed(unsigned long seed)
 		ok += !add_rule(rules, live, i);
 	rules_ok += ok;
 	rules_total += nrules;
+	c[COV_LSM_RULES] = lsm_rules(rules, live, nrules);
 	collect("rules");
 
 	nsteps = 4 + rnd(MAX_STEPS - 3);
 	for (i = 0; i < nsteps; i++)
 		gen_step(&steps[i], true);
+	/*
+	 * A permissive denial is logged once, then allowed from the access
+	 * vector cache: a seed with AVC steps starts from an empty cache, so
+	 * that its records do not depend on the seeds before it.
+	 */
+	for (i = 0; i < nsteps && steps[i].t != T_AVC; i++)
+		;
+	if (i < nsteps) {
+		policy_load("AVC cache");
+		collect("policy");
+	}
 	if (pipe(go)) {
 		emit("pipe: %s", strerror(errno));
 		harness_error = true;
@@ -2319,6 +2520,8 @@ static void run_seed(unsigned long seed)
 			break;
 		}
 		if (s->spin) {
+			c[COV_SPIN_POLICY] |= s->spin == SPIN_POLICY &&
+					      lsm_rules(rules, live, nrules);
 			c[COV_SPIN_DELETE_ALL] |= s->spin == SPIN_DELETE_ALL &&
 						  counted_rules(rules, live, nrules);
 			c[COV_SPIN_DELETE_ONE] |= s->spin == SPIN_DELETE_ONE &&
@@ -2511,7 +2714,7 @@ int main(int argc, char **argv)
 		dargv[argc++] = args;
 	dargv[argc] = NULL;
 	argv = dargv;
-	while ((c = getopt(argc, argv, "cs:n:l:p:v")) != -1) {
+	while ((c = getopt(argc, argv, "cLs:n:l:p:v")) != -1) {
 		switch (c) {
 		case 's':
 			first = strtoul(optarg, NULL, 0);
@@ -2531,8 +2734,11 @@ int main(int argc, char **argv)
 		case 'c':
 			compat_wanted = true;
 			break;
+		case 'L':
+			lsm_wanted = false;
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-c] [-s first] [-n count] [-l s,s,...] [-p seed] [-v]\n",
+			fprintf(stderr, "usage: %s [-c] [-L] [-s first] [-n count] [-l s,s,...] [-p seed] [-v]\n",
 				argv[0]);
 			return 2;
 		}
@@ -2564,6 +2770,12 @@ int main(int argc, char **argv)
 	compat_ok = compat_wanted && compat_runs();
 	printf("DIFFTEST-COMPAT %s\n", compat_ok ? "32-bit tasks run" :
 	       compat_wanted ? "no 32-bit tasks" : "no 32-bit tasks asked for");
+	if (lsm_wanted)
+		lsm_detect();
+	if (lsm_ok)
+		printf("DIFFTEST-LSM SELinux: rules with LSM fields (%s:%s:%s), policy loads while the task spins, %s\n",
+		       lsm_user, lsm_role, lsm_type,
+		       avc_ok ? "AVC steps (" DENIED_TYPE ")" : "no AVC steps (no " DENIED_TYPE ")");
 	audit_drain(&nl, 20);
 	audit_records_clear(&nl);
 

@@ -105,6 +105,12 @@ compat_a=$(sed -n 's/^DIFFTEST-COMPAT //p' "$OUT/A-$A.out")
 [ "$compat" = "$compat_a" ] ||
 	fail "the two kernels ran different traces: $A: ${compat_a:-?}; $B: ${compat:-?} (DIFFTEST-COMPAT)"
 [ -z "$compat" ] || cov="$cov; $compat"
+# so does whether the kernel has SELinux with a policy (the LSM variant)
+lsm=$(sed -n 's/^DIFFTEST-LSM //p' "$OUT/B-$B.out")
+lsm_a=$(sed -n 's/^DIFFTEST-LSM //p' "$OUT/A-$A.out")
+[ "$lsm" = "$lsm_a" ] ||
+	fail "the two kernels ran different traces: $A: ${lsm_a:-no LSM}; $B: ${lsm:-no LSM} (DIFFTEST-LSM)"
+[ -z "$lsm" ] || cov="$cov; $lsm"
 
 if [ "$nbad" = 0 ]; then
 	echo "$label: $SEEDS passed, 0 failed, 0 skipped"
