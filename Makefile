@@ -6,7 +6,8 @@
 #   make test            mainline: selftests and difftest, base and patched,
 #                        the mutants, then the same kernels with SELinux
 #                        and a policy loaded (the LSM variant: selftests
-#                        and difftest, base and patched) (BACKPORTS=1: and
+#                        and difftest, base and patched, lsm_test again
+#                        enforcing, the LSM path's mutant) (BACKPORTS=1: and
 #                        the patched 6.12 and 6.1 kernels' selftests;
 #                        ARCH=arm64: all of it on arm64 but the mutants;
 #                        ARCH=x86_64: the first part alone; LSM=1: the
@@ -79,8 +80,8 @@ boot: kernel initramfs
 # BASES= names the bases to test in full; TESTS= a subset of the selftests
 # ARCH= names one architecture; without it (and without LSM=), make test
 # also runs the LSM variant of the primary base (selftests and difftest,
-# base and patched; its mutants are the first part's)
-LSM_STAGE = BACKPORTS=0 MUTANTS= SELFTEST_MUTANTS= HYGIENE=0 LSM=1 $(S)/test.sh
+# base and patched, and the mutants of the LSM path)
+LSM_STAGE = BACKPORTS=0 HYGIENE=0 LSM=1 $(S)/test.sh
 # the IA32 variant, with the compat mutants (test.sh)
 IA32_STAGE = BACKPORTS=0 HYGIENE=0 IA32=1 $(S)/test.sh
 test: deps
