@@ -592,7 +592,35 @@ static void emit_record(const struct audit_record *r)
 static struct audit_nl nl;
 static bool harness_error;
 
-/* Emit (normalised) every record queued before a fresh marker. */
+/*
+ * Emit (normalised) the first @m records queued, an event at a time: each
+ * with the records of its serial that came after it, in their order. The
+ * records of two tasks' events interleave as the scheduler interleaves
+ * the tasks, which a kernel that takes other instruction counts (the
+ * series) shifts; within an event their order is the kernel's. kauditd's
+ * own bookkeeping and the markers (USER) are skipped.
+ */
+static void emit_events(int m)
+{
+	bool *done = calloc(m + 1, sizeof(*done));
+	int i, j;
+
+	if (!done)
+		abort();
+	for (i = 0; i < m; i++) {
+		if (done[i] || nl.rec[i].type == AUDIT_USER)
+			continue;
+		for (j = i; j < m; j++)
+			if (!done[j] && nl.rec[j].type != AUDIT_USER &&
+			    nl.rec[j].serial == nl.rec[i].serial) {
+				emit_record(&nl.rec[j]);
+				done[j] = true;
+			}
+	}
+	free(done);
+}
+
+/* Emit every record queued before a fresh marker. */
 static void collect(const char *label)
 {
 	int m = audit_sync(&nl), i;
@@ -603,12 +631,7 @@ static void collect(const char *label)
 		audit_records_clear(&nl);
 		return;
 	}
-	for (i = 0; i < m; i++) {
-		/* kauditd's own bookkeeping or an earlier marker: skip */
-		if (nl.rec[i].type == AUDIT_USER)
-			continue;
-		emit_record(&nl.rec[i]);
-	}
+	emit_events(m);
 	for (i = 0; i <= m; i++)
 		audit_record_free(&nl.rec[i]);
 	memmove(&nl.rec[0], &nl.rec[m + 1], (nl.nrec - m - 1) * sizeof(nl.rec[0]));
@@ -2149,9 +2172,7 @@ static void emit_upto(int m)
 {
 	int i;
 
-	for (i = 0; i < m; i++)
-		if (nl.rec[i].type != AUDIT_USER)
-			emit_record(&nl.rec[i]);
+	emit_events(m);
 	for (i = 0; i <= m; i++)
 		audit_record_free(&nl.rec[i]);
 	memmove(&nl.rec[0], &nl.rec[m + 1], (nl.nrec - m - 1) * sizeof(nl.rec[0]));
