@@ -288,6 +288,7 @@ static const struct { int type; const char *name; } type_names[] = {
 	{ AUDIT_ANOM_ABEND, "ANOM_ABEND" }, { AUDIT_ANOM_LINK, "ANOM_LINK" },
 	{ AUDIT_URINGOP, "URINGOP" }, { AUDIT_USER, "USER" },
 	{ AUDIT_KERNEL, "KERNEL" }, { AUDIT_LOGIN, "LOGIN" },
+	{ AUDIT_AVC, "AVC" }, { AUDIT_MAC_POLICY_LOAD, "MAC_POLICY_LOAD" },
 };
 
 static const char *type_name(int type)

@@ -85,8 +85,8 @@ if [ "${LSM:-0}" = 1 ]; then
 	export FRAGMENTS="Kconfig/lsm.config ${FRAGMENTS:-}"
 	# its mutants are those of the LSM path (the others are the test
 	# kernels')
-	MUTANTS_DEFAULT=lsm-copy-off-the-filter-list
-	SELFTEST_MUTANTS_DEFAULT=lsm-copy-off-the-filter-list:lsm_test
+	MUTANTS_DEFAULT=lsm-copy-without-lsm-rule
+	SELFTEST_MUTANTS_DEFAULT=lsm-copy-without-lsm-rule:lsm_test
 fi
 # IA32=1 (x86_64): the IA32 variant (Kconfig/ia32.config: 32-bit tasks),
 # built in build/BASE/VARIANT-ia32 (expected failures of its base kernel:
