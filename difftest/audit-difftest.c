@@ -595,30 +595,48 @@ static bool harness_error;
 
 /*
  * Emit (normalised) the first @m records queued, an event at a time: each
- * with the records of its serial that came after it, in their order. The
- * records of two tasks' events interleave as the scheduler interleaves
- * the tasks, which a kernel that takes other instruction counts (the
- * series) shifts; within an event their order is the kernel's. kauditd's
+ * with the records of its serial that came after it past other tasks'
+ * events, in their order. The records of two tasks' events interleave as
+ * the scheduler interleaves the tasks, which a kernel that takes other
+ * instruction counts (the series) shifts; within an event their order is
+ * the kernel's, and so is the order of one task's events: an event of the
+ * same task, or of one whose task no record names (no pid=), between two
+ * records of an event keeps them apart, as the kernel queued them. kauditd's
  * own bookkeeping and the markers (USER) are skipped.
  */
 static void emit_events(int m)
 {
+	const char **pid = calloc(m + 1, sizeof(*pid));
 	bool *done = calloc(m + 1, sizeof(*done));
-	int i, j;
+	int i, j, k;
 
-	if (!done)
+	if (!done || !pid)
 		abort();
+	/* each record's event's pid=, from any record of that event */
+	for (i = 0; i < m; i++)
+		for (k = 0; k < m && !pid[i]; k++)
+			if (nl.rec[k].serial == nl.rec[i].serial)
+				pid[i] = audit_field(&nl.rec[k], "pid");
 	for (i = 0; i < m; i++) {
 		if (done[i] || nl.rec[i].type == AUDIT_USER)
 			continue;
-		for (j = i; j < m; j++)
-			if (!done[j] && nl.rec[j].type != AUDIT_USER &&
-			    nl.rec[j].serial == nl.rec[i].serial) {
+		emit_record(&nl.rec[i]);
+		done[i] = true;
+		if (!pid[i])
+			continue;
+		for (j = i + 1; j < m; j++) {
+			if (done[j] || nl.rec[j].type == AUDIT_USER)
+				continue;
+			if (nl.rec[j].serial == nl.rec[i].serial) {
 				emit_record(&nl.rec[j]);
 				done[j] = true;
+			} else if (!pid[j] || !strcmp(pid[j], pid[i])) {
+				break;
 			}
+		}
 	}
 	free(done);
+	free(pid);
 }
 
 /* Emit every record queued before a fresh marker. */
@@ -836,7 +854,8 @@ static void gen_str(struct gen_rule *g, __u32 field, const char *name,
 
 /*
  * An LSM field (lsm_ok): the task's own user, role or type, or for types
- * the denied domain's, which no task and no file here has; = or !=.
+ * the denied domain's, which only the avc step's child has, and no file;
+ * = or !=.
  */
 static void gen_lsm_field(struct gen_rule *g)
 {

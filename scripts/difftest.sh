@@ -111,6 +111,12 @@ lsm_a=$(sed -n 's/^DIFFTEST-LSM //p' "$OUT/A-$A.out")
 [ "$lsm" = "$lsm_a" ] ||
 	fail "the two kernels ran different traces: $A: ${lsm_a:-no LSM}; $B: ${lsm:-no LSM} (DIFFTEST-LSM)"
 [ -z "$lsm" ] || cov="$cov; $lsm"
+# the LSM variant's run exists for its LSM steps
+case "${SUFFIX:-}" in *-lsm*)
+	case "$lsm" in *"AVC steps ("*) ;;
+	*) fail "the LSM variant's run had no LSM rule fields or AVC steps: ${lsm:-no DIFFTEST-LSM line}" ;;
+	esac
+esac
 
 if [ "$nbad" = 0 ]; then
 	echo "$label: $SEEDS passed, 0 failed, 0 skipped"

@@ -217,6 +217,21 @@ $(echo "$before" | sed '$d')"
 				continue
 			fi
 			line=$("$TOP/scripts/tap-summary.sh" "$log" "$label" "$xfail")
+			# the LSM variant exists for lsm_test: none of its tests
+			# may skip there, and the enforcing boot must enforce
+			if [ "${LSM:-0}" = 1 ] && grep -aqx "HARNESS-TEST lsm_test" "$log"; then
+				sk=$(awk '$0 == "HARNESS-TEST lsm_test" { on = 1; next }
+					/^HARNESS-TEST-END lsm_test/ { on = 0 }
+					on && /^ok [0-9]+ .*# SKIP/' "$log")
+				[ -z "$sk" ] || line="$line
+  FAIL lsm_test skipped on the LSM variant: $(echo "$sk" | head -1)"
+				[ -z "$sk" ] || problems="$problems $label:lsm_test-skipped"
+			fi
+			if [ "$boot" = enforcing ] && ! grep -aq "^SELinux: harness policy loaded, enforcing=1" "$log"; then
+				line="$line
+  FAIL the enforcing boot did not enforce (${log#$TOP/})"
+				problems="$problems $label:not-enforcing"
+			fi
 			echo "$line" | tee -a "$summary"
 			set -- $(echo "$line" | head -1 | sed 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped/\1 \2 \3/')
 			tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3))

@@ -157,9 +157,10 @@ static int kmsg_from_now(void)
 static bool kmsg_reports(int fd, char *line, size_t size)
 {
 	static const char *const marks[] = {
-		"BUG:", "KASAN", "double-free", "Oops", "general protection",
+		"BUG:", "BUG ", "KASAN", "double-free", "Object already free",
+		"Oops", "general protection",
 	};
-	char buf[1024];
+	char buf[8192];		/* a /dev/kmsg record is at most 8 KiB */
 	unsigned int i;
 	ssize_t n;
 
@@ -169,6 +170,11 @@ static bool kmsg_reports(int fd, char *line, size_t size)
 		n = read(fd, buf, sizeof(buf) - 1);
 		if (n < 0 && errno == EPIPE)	/* overwritten: go on */
 			continue;
+		if (n < 0 && errno != EAGAIN) {
+			snprintf(line, size, "cannot read /dev/kmsg: %s",
+				 strerror(errno));
+			return true;
+		}
 		if (n <= 0)
 			return false;
 		buf[n] = 0;
@@ -670,7 +676,7 @@ TEST_F(policy, uncopied_lsm_rule_is_freed_once)
 	const struct audit_record *rec;
 	struct audit_child c;
 	struct audit_rule r;
-	char report[1024];
+	char report[8192];
 
 	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0));
 	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, 0, "audit_lsm_uncopied");
@@ -691,17 +697,17 @@ TEST_F(policy, uncopied_lsm_rule_is_freed_once)
 		usleep(100000);
 		ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
 	}
-	EXPECT_FALSE(kmsg_reports(kmsg, report, sizeof(report))) {
-		TH_LOG("the kernel reported after the failed copy: %s", report);
-	}
-	if (kmsg >= 0)
-		close(kmsg);
 
 	ASSERT_EQ(0, audit_child_start(&c, child_getppid, NULL));
 	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, c.pid, "audit_lsm_after");
 	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
 	ASSERT_EQ(0, audit_add(&self->nl, &r));
 	ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
+	EXPECT_FALSE(kmsg_reports(kmsg, report, sizeof(report))) {
+		TH_LOG("the kernel reported after the failed copy: %s", report);
+	}
+	if (kmsg >= 0)
+		close(kmsg);
 	audit_records_clear(&self->nl);
 	ASSERT_EQ(0, audit_child_finish(&c));
 	ASSERT_LE(0, audit_sync(&self->nl));

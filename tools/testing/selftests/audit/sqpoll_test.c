@@ -189,8 +189,10 @@ static const struct audit_record *sqp_record(struct audit_nl *nl, int op,
  * with the watch's key and a PATH record of the file (CREATE, DELETE); the
  * CLOSE, which collects no name, logs nothing. With perm=wa nothing is
  * logged: perm= classes the context's syscall, and the thread has none (its
- * context's syscall number is 0, read), so no request is a write or an
- * attribute change to it.
+ * context's syscall number is 0: read on x86_64), so no request is a write
+ * or an attribute change to it. That is the kernel's behaviour as it is
+ * (a blind spot of perm= for SQPOLL rings), pinned here so that a change
+ * to it is seen, not a behaviour anyone asked for.
  */
 static void watch_run(struct __test_metadata *_metadata,
 		      FIXTURE_DATA(sqpoll) *self, bool perm)
@@ -337,13 +339,34 @@ TEST_F(sqpoll, rule_arch_and_a0_in_sq_thread)
 }
 
 /*
- * A ring whose submission thread started while audit was disabled, then
- * audit is enabled (auditctl -e 1) and an io_uring rule loaded: the
- * thread's next request is filtered and logged like any other.
+ * A ring whose submission thread started while audit was disabled
+ * (auditctl -e 0), with an io_uring rule loaded: its OPENAT then is not
+ * logged; after -e 1 its next OPENAT is, like any other request.
  */
+/* a PATH record of @arg, in any event */
+static bool match_path_name(const struct audit_record *r, const void *arg)
+{
+	return r->type == AUDIT_PATH && audit_field_is(r, "name", arg);
+}
+
+static int count_uringop(struct audit_nl *nl, int op, pid_t pid)
+{
+	struct sqp_match m = { op, pid, NULL };
+	int i, n = 0;
+
+	for (i = 0; i < nl->nrec; i++)
+		n += match_sqp(&nl->rec[i], &m);
+	return n;
+}
+
+struct late {
+	int ready, go;		/* pipe ends: to the parent, from it */
+	const char *off, *on;	/* opened while audit is off, and on */
+};
+
 static int child_sqpoll_late(void *arg)
 {
-	int *fds = arg;		/* ready (write), go (read) */
+	const struct late *l = arg;
 	struct io_uring_sqe sqe;
 	struct ring r;
 	char c;
@@ -351,13 +374,14 @@ static int child_sqpoll_late(void *arg)
 
 	if (sqpoll_init(&r))
 		return 10;
-	memset(&sqe, 0, sizeof(sqe));
-	sqe.opcode = IORING_OP_NOP;	/* the thread has run */
-	if (sqpoll_run(&r, &sqe))
+	sqe_openat(&sqe, l->off, O_RDONLY | O_DIRECTORY);
+	fd = sqpoll_run(&r, &sqe);
+	if (fd < 0)
 		return 11;
-	if (write(fds[0], "r", 1) != 1 || read(fds[1], &c, 1) != 1)
+	close(fd);
+	if (write(l->ready, "r", 1) != 1 || read(l->go, &c, 1) != 1)
 		return 12;
-	sqe_openat(&sqe, "/", O_RDONLY | O_DIRECTORY);
+	sqe_openat(&sqe, l->on, O_RDONLY);
 	fd = sqpoll_run(&r, &sqe);
 	if (fd < 0)
 		return 13;
@@ -367,43 +391,55 @@ static int child_sqpoll_late(void *arg)
 
 TEST_F(sqpoll, thread_started_while_audit_disabled)
 {
-	int ready[2], go[2], fds[2], status;
 	const struct audit_record *rec;
+	int ready[2], go[2], fd, status;
+	struct late l;
 	struct audit_rule r;
 	pid_t pid;
 	char c;
 
+	fd = open(self->file, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	ASSERT_LE(0, fd);
+	close(fd);
+	r = uring_rule(IORING_OP_OPENAT, "sqp_late");
+	ASSERT_EQ(0, audit_add(&self->nl, &r));
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(go));
 	ASSERT_EQ(0, audit_set_status(&self->nl, AUDIT_STATUS_ENABLED, 0, 0));
+	audit_records_clear(&self->nl);
+	l = (struct late){ ready[1], go[0], self->dir, self->file };
 	fflush(stdout);
 	pid = fork();
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		fds[0] = ready[1];
-		fds[1] = go[0];
-		_exit(child_sqpoll_late(fds));
-	}
+	if (!pid)
+		_exit(child_sqpoll_late(&l));
 	ASSERT_EQ(1, read(ready[0], &c, 1)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		TH_LOG("the SQPOLL child did not set up its ring");
+		TH_LOG("the SQPOLL child did not open %s through its ring", self->dir);
 	}
 	ASSERT_EQ(0, audit_set_status(&self->nl, AUDIT_STATUS_ENABLED, 1, 0));
-	r = uring_rule(IORING_OP_OPENAT, "sqp_late");
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	audit_records_clear(&self->nl);
 	ASSERT_EQ(1, write(go[1], "g", 1));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("the SQPOLL child failed at step %d", WEXITSTATUS(status));
 	}
 	ASSERT_LE(0, audit_sync(&self->nl));
+	/* one OPENAT logged: the second, of the file */
 	rec = sqp_record(&self->nl, IORING_OP_OPENAT, pid, "sqp_late");
-	EXPECT_NE(NULL, rec) {
+	ASSERT_NE(NULL, rec) {
 		audit_dump(&self->nl);
-		TH_LOG("no URINGOP record of the OPENAT of a thread started while audit was off");
+		TH_LOG("no URINGOP record of the OPENAT made after -e 1");
 	}
+	EXPECT_NE(NULL, audit_path_record(&self->nl, rec->serial, self->file)) {
+		audit_dump(&self->nl);
+		TH_LOG("the logged OPENAT is not the one of %s", self->file);
+	}
+	EXPECT_GT(0, audit_find(&self->nl, 0, match_path_name, self->dir)) {
+		audit_dump(&self->nl);
+		TH_LOG("the OPENAT of %s, made while audit was off, was logged", self->dir);
+	}
+	EXPECT_EQ(1, count_uringop(&self->nl, IORING_OP_OPENAT, pid));
 	close(ready[0]);
 	close(ready[1]);
 	close(go[0]);
