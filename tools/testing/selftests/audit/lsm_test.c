@@ -104,18 +104,27 @@ static int load_policy(const char *policy, size_t len)
 	return n == (ssize_t)len ? 0 : (n < 0 ? n : -EIO);
 }
 
-/* The type of this task's context (user:role:type[:level]). */
-static bool own_type(char *type, size_t size)
+/* This task's context (user:role:type[:level]), without its newline. */
+static bool own_context(char *ctx, size_t size)
 {
-	char ctx[256], *p, *q;
 	size_t len = 0;
 	char *buf = read_file("/proc/self/attr/current", &len);
 
 	if (!buf)
 		return false;
-	snprintf(ctx, sizeof(ctx), "%.*s", (int)len, buf);
+	snprintf(ctx, size, "%.*s", (int)len, buf);
 	free(buf);
 	ctx[strcspn(ctx, "\n")] = 0;
+	return true;
+}
+
+/* The type of this task's context. */
+static bool own_type(char *type, size_t size)
+{
+	char ctx[256], *p, *q;
+
+	if (!own_context(ctx, sizeof(ctx)))
+		return false;
 	p = strchr(ctx, ':');
 	p = p ? strchr(p + 1, ':') : NULL;
 	if (!p)
@@ -279,15 +288,8 @@ TEST_F(policy, subj_type_rule_records_subj)
 	struct audit_child c;
 	struct audit_rule r;
 	char ctx[256];
-	size_t len = 0;
-	char *cur;
 
-	cur = read_file("/proc/self/attr/current", &len);
-	ASSERT_NE(NULL, cur);
-	snprintf(ctx, sizeof(ctx), "%.*s", (int)len, cur);
-	free(cur);
-	ctx[strcspn(ctx, "\n")] = 0;
-
+	ASSERT_TRUE(own_context(ctx, sizeof(ctx)));
 	ASSERT_EQ(0, audit_child_start(&c, child_getppid, NULL));
 	/* one rule of another type, which must not match, then ours */
 	r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid, c.pid, "audit_lsm_other");
@@ -387,14 +389,8 @@ static void avc_denial(struct __test_metadata *_metadata,
 	struct avc_match m;
 	char ctx[256], denied[320], *type, *level;
 	int enforcing, status;
-	size_t len = 0;
-	char *cur;
 
-	cur = read_file("/proc/self/attr/current", &len);
-	ASSERT_NE(NULL, cur);
-	snprintf(ctx, sizeof(ctx), "%.*s", (int)len, cur);
-	free(cur);
-	ctx[strcspn(ctx, "\n")] = 0;
+	ASSERT_TRUE(own_context(ctx, sizeof(ctx)));
 	/* user:role:DENIED_TYPE[:level], the rest as this task's */
 	type = strchr(ctx, ':');
 	type = type ? strchr(type + 1, ':') : NULL;

@@ -27,58 +27,13 @@ static int sqpoll_init(struct ring *r)
 	memset(r, 0, sizeof(*r));
 	r->p.flags = IORING_SETUP_SQPOLL;
 	r->p.sq_thread_idle = 2000;
-	r->sqe_units = 1;
-	r->fd = syscall(__NR_io_uring_setup, 8, &r->p);
-	if (r->fd < 0)
-		return -errno;
-	r->sq_len = r->p.sq_off.array + r->p.sq_entries * sizeof(__u32);
-	r->cq_len = r->p.cq_off.cqes +
-		    r->p.cq_entries * sizeof(struct io_uring_cqe);
-	r->sq = mmap(NULL, r->sq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		     r->fd, IORING_OFF_SQ_RING);
-	r->cq = mmap(NULL, r->cq_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		     r->fd, IORING_OFF_CQ_RING);
-	r->sqes = mmap(NULL, r->p.sq_entries * sizeof(struct io_uring_sqe),
-		       PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
-		       IORING_OFF_SQES);
-	if (r->sq == MAP_FAILED || r->cq == MAP_FAILED || r->sqes == MAP_FAILED)
-		return -ENOMEM;
-	return 0;
+	return ring_setup(r);
 }
 
-/*
- * Queue one request for the submission thread (waking it if it sleeps),
- * wait for its completion; cqe->res. The task's own syscall is only the
- * wait: the request runs in the thread.
- */
+/* one request, submitted by the ring's thread; cqe->res */
 static int sqpoll_run(struct ring *r, const struct io_uring_sqe *sqe)
 {
-	__u32 *sq_tail = r->sq + r->p.sq_off.tail;
-	__u32 *sq_mask = r->sq + r->p.sq_off.ring_mask;
-	__u32 *sq_array = r->sq + r->p.sq_off.array;
-	__u32 *sq_flags = r->sq + r->p.sq_off.flags;
-	__u32 *cq_head = r->cq + r->p.cq_off.head;
-	__u32 *cq_tail = r->cq + r->p.cq_off.tail;
-	__u32 *cq_mask = r->cq + r->p.cq_off.ring_mask;
-	struct io_uring_cqe *cqes = r->cq + r->p.cq_off.cqes;
-	__u32 tail = *sq_tail, idx = tail & *sq_mask, head, flags;
-	int res;
-
-	r->sqes[idx] = *sqe;
-	sq_array[idx] = idx;
-	__atomic_store_n(sq_tail, tail + 1, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	flags = IORING_ENTER_GETEVENTS;
-	if (__atomic_load_n(sq_flags, __ATOMIC_RELAXED) & IORING_SQ_NEED_WAKEUP)
-		flags |= IORING_ENTER_SQ_WAKEUP;
-	if (syscall(__NR_io_uring_enter, r->fd, 0, 1, flags, NULL, 0) < 0)
-		return -1000 - errno;
-	head = *cq_head;
-	if (head == __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE))
-		return -2000;
-	res = cqes[head & *cq_mask].res;
-	__atomic_store_n(cq_head, head + 1, __ATOMIC_RELEASE);
-	return res;
+	return ring_run_as(r, sqe, true);
 }
 
 static void sqe_openat(struct io_uring_sqe *sqe, const char *path, int flags)

@@ -33,12 +33,10 @@ struct ring {
 	unsigned int sqe_units;	/* 2 with IORING_SETUP_SQE128 */
 };
 
-/* a ring of 8 entries; @flags: IORING_SETUP_* */
-static inline int ring_init_flags(struct ring *r, __u32 flags)
+/* a ring of 8 entries with the parameters in @r->p (flags, sq_thread_idle) */
+static inline int ring_setup(struct ring *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->p.flags = flags;
-	r->sqe_units = flags & IORING_SETUP_SQE128 ? 2 : 1;
+	r->sqe_units = r->p.flags & IORING_SETUP_SQE128 ? 2 : 1;
 	r->fd = syscall(__NR_io_uring_setup, 8, &r->p);
 	if (r->fd < 0)
 		return -errno;
@@ -58,6 +56,14 @@ static inline int ring_init_flags(struct ring *r, __u32 flags)
 	return 0;
 }
 
+/* a ring of 8 entries; @flags: IORING_SETUP_* */
+static inline int ring_init_flags(struct ring *r, __u32 flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->p.flags = flags;
+	return ring_setup(r);
+}
+
 static inline int ring_init(struct ring *r)
 {
 	return ring_init_flags(r, 0);
@@ -69,23 +75,37 @@ static inline struct io_uring_sqe *ring_sqe(struct ring *r, __u32 idx)
 	return &r->sqes[idx * r->sqe_units];
 }
 
-/* submit one request, wait for its completion, return cqe->res */
-static inline int ring_run(struct ring *r, const struct io_uring_sqe *sqe)
+/*
+ * Submit one request, wait for its completion, return cqe->res. With
+ * @sqpoll (an IORING_SETUP_SQPOLL ring) the ring's thread submits it,
+ * woken if it sleeps, and the task's io_uring_enter() only waits.
+ */
+static inline int ring_run_as(struct ring *r, const struct io_uring_sqe *sqe,
+			      bool sqpoll)
 {
 	__u32 *sq_tail = r->sq + r->p.sq_off.tail;
 	__u32 *sq_mask = r->sq + r->p.sq_off.ring_mask;
 	__u32 *sq_array = r->sq + r->p.sq_off.array;
+	__u32 *sq_flags = r->sq + r->p.sq_off.flags;
 	__u32 *cq_head = r->cq + r->p.cq_off.head;
 	__u32 *cq_tail = r->cq + r->p.cq_off.tail;
 	__u32 *cq_mask = r->cq + r->p.cq_off.ring_mask;
 	struct io_uring_cqe *cqes = r->cq + r->p.cq_off.cqes;
 	__u32 tail = *sq_tail, idx = tail & *sq_mask, head;
+	__u32 flags = IORING_ENTER_GETEVENTS;
 	int res;
 
 	*ring_sqe(r, idx) = *sqe;
 	sq_array[idx] = idx;
 	__atomic_store_n(sq_tail, tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS,
+	if (sqpoll) {
+		/* the tail before the thread's flag, as liburing orders them */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(sq_flags, __ATOMIC_RELAXED) &
+		    IORING_SQ_NEED_WAKEUP)
+			flags |= IORING_ENTER_SQ_WAKEUP;
+	}
+	if (syscall(__NR_io_uring_enter, r->fd, sqpoll ? 0 : 1, 1, flags,
 		    NULL, 0) < 0)
 		return -1000 - errno;
 	head = *cq_head;
@@ -94,6 +114,11 @@ static inline int ring_run(struct ring *r, const struct io_uring_sqe *sqe)
 	res = cqes[head & *cq_mask].res;
 	__atomic_store_n(cq_head, head + 1, __ATOMIC_RELEASE);
 	return res;
+}
+
+static inline int ring_run(struct ring *r, const struct io_uring_sqe *sqe)
+{
+	return ring_run_as(r, sqe, false);
 }
 
 struct uring_match {
