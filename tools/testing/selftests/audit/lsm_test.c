@@ -138,14 +138,23 @@ static bool own_type(char *type, size_t size)
 	return true;
 }
 
-/* A policy load the test needs: skip where this task may not load one. */
-#define LOAD_POLICY_OR_SKIP(self) do {					\
-	int __err = load_policy((self)->policy, (self)->policy_len);	\
-									\
-	if (__err == -EACCES)						\
-		SKIP(return, "this task may not load a policy (EACCES)"); \
-	ASSERT_EQ(0, __err);						\
-} while (0)
+/* the policy the fixture found loaded, for the tests' children too */
+static const char *loaded_policy;
+static size_t loaded_policy_len;
+
+/*
+ * Load the policy again; true when the test is over: it skipped (this task
+ * may not load one) or failed.
+ */
+static bool reload_or_skip(struct __test_metadata *_metadata)
+{
+	int err = load_policy(loaded_policy, loaded_policy_len);
+
+	if (err == -EACCES)
+		SKIP(return true, "this task may not load a policy (EACCES)");
+	EXPECT_EQ(0, err);
+	return err != 0;
+}
 
 /*
  * The kernel log from now on (/dev/kmsg at its end), or -1 where it cannot
@@ -208,6 +217,8 @@ FIXTURE_SETUP(policy)
 	self->policy = read_file(SELINUXFS "/policy", &self->policy_len);
 	if (!self->policy || !self->policy_len)
 		SKIP(_exit(AUDIT_SKIP_STATUS), "no SELinux policy loaded");
+	loaded_policy = self->policy;
+	loaded_policy_len = self->policy_len;
 	if (!own_type(self->type, sizeof(self->type)))
 		SKIP(_exit(AUDIT_SKIP_STATUS), "cannot read this task's SELinux type");
 	audit_fixture_setup(_metadata, &self->nl);
@@ -383,7 +394,7 @@ static bool match_avc(const struct audit_record *r, const void *arg)
  * of the same event.
  */
 static void avc_denial(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(policy) *self, bool with_rule)
+		       struct audit_nl *nl, bool with_rule)
 {
 	const struct audit_record *avc, *sys;
 	struct avc_match m;
@@ -407,34 +418,35 @@ static void avc_denial(struct __test_metadata *_metadata,
 	 * A permissive denial is logged once, then the access vector cache
 	 * allows it: load the policy again, which empties the cache.
 	 */
-	LOAD_POLICY_OR_SKIP(self);
+	if (reload_or_skip(_metadata))
+		return;
 	if (with_rule) {
 		struct audit_rule r = audit_exit_rule(AUDIT_ALWAYS, __NR_getppid,
 						      getpid(), "audit_lsm_other");
 
-		ASSERT_EQ(0, audit_add(&self->nl, &r));
+		ASSERT_EQ(0, audit_add(nl, &r));
 	}
-	ASSERT_EQ(with_rule, audit_list_rules(&self->nl, NULL, 0));
+	ASSERT_EQ(with_rule, audit_list_rules(nl, NULL, 0));
 
-	audit_records_clear(&self->nl);
+	audit_records_clear(nl);
 	m.pid = audit_run_child(child_denied_chdir, denied, &status);
 	ASSERT_LT(0, m.pid);
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("the child could not enter %s (status %#x)", denied, status);
 	}
-	ASSERT_LE(0, audit_sync(&self->nl));
+	ASSERT_LE(0, audit_sync(nl));
 	m.scontext = denied;
-	ASSERT_LE(0, audit_find(&self->nl, 0, match_avc, &m)) {
-		audit_dump(&self->nl);
+	ASSERT_LE(0, audit_find(nl, 0, match_avc, &m)) {
+		audit_dump(nl);
 		TH_LOG("no AVC record of the child's denied chdir(\"/\")");
 	}
-	avc = &self->nl.rec[audit_find(&self->nl, 0, match_avc, &m)];
+	avc = &nl->rec[audit_find(nl, 0, match_avc, &m)];
 	EXPECT_TRUE(audit_field_is_num(avc, "permissive", !enforcing)) {
 		TH_LOG("enforce=%d: %s", enforcing, avc->text);
 	}
-	sys = audit_event_record(&self->nl, avc->serial, AUDIT_SYSCALL, 0);
+	sys = audit_event_record(nl, avc->serial, AUDIT_SYSCALL, 0);
 	ASSERT_NE(NULL, sys) {
-		audit_dump(&self->nl);
+		audit_dump(nl);
 		TH_LOG("the AVC record (serial %lu) has no SYSCALL record", avc->serial);
 	}
 	EXPECT_TRUE(audit_field_is_num(sys, "syscall", __NR_chdir) &&
@@ -447,41 +459,42 @@ static void avc_denial(struct __test_metadata *_metadata,
 		    audit_field_is_num(sys, "exit", enforcing ? -EACCES : 0)) {
 		TH_LOG("enforce=%d: %s", enforcing, sys->text);
 	}
-	EXPECT_EQ(1, audit_count_syscall(&self->nl, __NR_chdir, m.pid));
+	EXPECT_EQ(1, audit_count_syscall(nl, __NR_chdir, m.pid));
 }
 
 /* no rule loaded: the syscall's context is a dummy until the AVC record */
 TEST_F(policy, avc_denial_without_rules_has_its_syscall_record)
 {
-	avc_denial(_metadata, self, false);
+	avc_denial(_metadata, &self->nl, false);
 }
 
 /* a rule that does not match the child */
 TEST_F(policy, avc_denial_with_rules_has_its_syscall_record)
 {
-	avc_denial(_metadata, self, true);
+	avc_denial(_metadata, &self->nl, true);
 }
 
 static int child_load_policy(void *arg)
 {
-	FIXTURE_DATA(policy) *self = arg;
-
-	return load_policy(self->policy, self->policy_len) ? 10 : 0;
+	return load_policy(loaded_policy, loaded_policy_len) ? 10 : 0;
 }
 
-/* the child of the test below: a write under the tree, one to the watch */
+/*
+ * The child of the test below, in the scratch directory @arg: a write
+ * under the tree, one to the watch.
+ */
 static int child_write_both(void *arg)
 {
-	FIXTURE_DATA(policy) *self = arg;
+	const char *dir = arg;
 	char path[128];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/file", self->tree);
+	snprintf(path, sizeof(path), "%s/tree/file", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return 10;
 	close(fd);
-	snprintf(path, sizeof(path), "%s/watched", self->dir);
+	snprintf(path, sizeof(path), "%s/watched", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return 11;
@@ -532,7 +545,7 @@ TEST_F(policy, policy_load_copies_every_kind_of_rule)
 	ASSERT_EQ(3, n);
 
 	audit_records_clear(&self->nl);
-	pid = audit_run_child(child_load_policy, self, &status);
+	pid = audit_run_child(child_load_policy, NULL, &status);
 	ASSERT_LT(0, pid);
 	ASSERT_TRUE(WIFEXITED(status));
 	if (WEXITSTATUS(status))
@@ -562,7 +575,7 @@ TEST_F(policy, policy_load_copies_every_kind_of_rule)
 		}
 
 	audit_records_clear(&self->nl);
-	pid = audit_run_child(child_write_both, self, &status);
+	pid = audit_run_child(child_write_both, self->dir, &status);
 	ASSERT_LT(0, pid);
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	ASSERT_LE(0, audit_sync(&self->nl));
@@ -622,7 +635,8 @@ TEST_F(policy, uncopied_tree_rule_leaves_its_tree)
 
 	/* the exe= path's directory no longer resolves: the copy fails */
 	ASSERT_EQ(0, rename(self->app, self->app_old));
-	LOAD_POLICY_OR_SKIP(self);
+	if (reload_or_skip(_metadata))
+		return;
 	EXPECT_EQ(0, audit_list_rules(&self->nl, NULL, 0)) {
 		TH_LOG("the rule whose copy failed is still listed");
 	}
@@ -682,7 +696,8 @@ TEST_F(policy, uncopied_lsm_rule_is_freed_once)
 
 	/* the exe= path's directory no longer resolves: the copy fails */
 	ASSERT_EQ(0, rename(self->app, self->app_old));
-	LOAD_POLICY_OR_SKIP(self);
+	if (reload_or_skip(_metadata))
+		return;
 	ASSERT_EQ(0, audit_list_rules(&self->nl, NULL, 0)) {
 		TH_LOG("the rule whose copy failed is still listed");
 	}

@@ -150,7 +150,7 @@ static const struct audit_record *sqp_record(struct audit_nl *nl, int op,
  * to it is seen, not a behaviour anyone asked for.
  */
 static void watch_run(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(sqpoll) *self, bool perm)
+		      struct audit_nl *nl, const char *file, bool perm)
 {
 	struct audit_rule r = audit_rule_new(AUDIT_FILTER_EXIT, AUDIT_ALWAYS);
 	const struct audit_record *open, *unl, *path;
@@ -158,67 +158,67 @@ static void watch_run(struct __test_metadata *_metadata,
 	pid_t pid;
 
 	audit_rule_all_syscalls(&r);
-	audit_rule_str(&r, AUDIT_WATCH, AUDIT_EQUAL, self->file);
+	audit_rule_str(&r, AUDIT_WATCH, AUDIT_EQUAL, file);
 	if (perm)
 		audit_rule_field(&r, AUDIT_PERM, AUDIT_EQUAL,
 				 AUDIT_PERM_WRITE | AUDIT_PERM_ATTR);
 	audit_rule_str(&r, AUDIT_FILTERKEY, AUDIT_EQUAL, "sqp_watch");
-	ASSERT_EQ(0, audit_add(&self->nl, &r));
-	audit_records_clear(&self->nl);
-	pid = audit_run_child(child_create_unlink, self->file, &status);
+	ASSERT_EQ(0, audit_add(nl, &r));
+	audit_records_clear(nl);
+	pid = audit_run_child(child_create_unlink, (void *)file, &status);
 	ASSERT_LT(0, pid);
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("the SQPOLL child failed at step %d", WEXITSTATUS(status));
 	}
-	ASSERT_LE(0, audit_sync(&self->nl));
+	ASSERT_LE(0, audit_sync(nl));
 
-	open = sqp_record(&self->nl, IORING_OP_OPENAT, pid, NULL);
-	unl = sqp_record(&self->nl, IORING_OP_UNLINKAT, pid, NULL);
-	EXPECT_EQ(NULL, sqp_record(&self->nl, IORING_OP_CLOSE, pid, NULL)) {
+	open = sqp_record(nl, IORING_OP_OPENAT, pid, NULL);
+	unl = sqp_record(nl, IORING_OP_UNLINKAT, pid, NULL);
+	EXPECT_EQ(NULL, sqp_record(nl, IORING_OP_CLOSE, pid, NULL)) {
 		TH_LOG("the CLOSE, which collects no name, was logged");
 	}
 	if (perm) {
 		EXPECT_TRUE(!open && !unl) {
-			audit_dump(&self->nl);
+			audit_dump(nl);
 			TH_LOG("a perm=wa watch logged a request of the thread");
 		}
 		return;
 	}
 	ASSERT_NE(NULL, open) {
-		audit_dump(&self->nl);
+		audit_dump(nl);
 		TH_LOG("no URINGOP record of the thread's OPENAT");
 	}
 	EXPECT_TRUE(audit_field_is(open, "key", "sqp_watch") &&
 		    audit_field_is(open, "success", "yes")) {
 		TH_LOG("%s", open->text);
 	}
-	path = audit_path_record(&self->nl, open->serial, self->file);
+	path = audit_path_record(nl, open->serial, file);
 	EXPECT_TRUE(path && audit_field_is(path, "nametype", "CREATE")) {
-		audit_dump(&self->nl);
-		TH_LOG("the OPENAT's event has no PATH record of %s (CREATE)", self->file);
+		audit_dump(nl);
+		TH_LOG("the OPENAT's event has no PATH record of %s (CREATE)", file);
 	}
 	ASSERT_NE(NULL, unl) {
-		audit_dump(&self->nl);
+		audit_dump(nl);
 		TH_LOG("no URINGOP record of the thread's UNLINKAT");
 	}
 	EXPECT_TRUE(audit_field_is(unl, "key", "sqp_watch")) {
 		TH_LOG("%s", unl->text);
 	}
-	path = audit_path_record(&self->nl, unl->serial, self->file);
+	path = audit_path_record(nl, unl->serial, file);
 	EXPECT_TRUE(path && audit_field_is(path, "nametype", "DELETE")) {
-		audit_dump(&self->nl);
-		TH_LOG("the UNLINKAT's event has no PATH record of %s (DELETE)", self->file);
+		audit_dump(nl);
+		TH_LOG("the UNLINKAT's event has no PATH record of %s (DELETE)", file);
 	}
 }
 
 TEST_F(sqpoll, watch_sees_sqpoll_create_and_unlink)
 {
-	watch_run(_metadata, self, false);
+	watch_run(_metadata, &self->nl, self->file, false);
 }
 
 TEST_F(sqpoll, perm_wa_watch_sees_no_sqpoll_request)
 {
-	watch_run(_metadata, self, true);
+	watch_run(_metadata, &self->nl, self->file, true);
 }
 
 /* the child: one OPENAT (read-only) of @arg through an SQPOLL ring */
@@ -284,7 +284,7 @@ TEST_F(sqpoll, rule_arch_and_a0_in_sq_thread)
 		}
 		ASSERT_LE(0, audit_sync(&self->nl));
 		rec = sqp_record(&self->nl, IORING_OP_OPENAT, pid, rules[i].key);
-		EXPECT_EQ(rules[i].match, rec != NULL) {
+		EXPECT_EQ(rules[i].match, !!rec) {
 			audit_dump(&self->nl);
 			TH_LOG("%s: the thread's OPENAT was%s logged", rules[i].key,
 			       rec ? "" : " not");
