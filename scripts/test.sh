@@ -82,11 +82,14 @@ fi
 if [ "${LSM:-0}" = 1 ]; then
 	SUFFIX=${SUFFIX:-}
 	export SUFFIX=${SUFFIX%"$ASUF"}-lsm$ASUF
-	export FRAGMENTS="Kconfig/lsm.config ${FRAGMENTS:-}"
+	# (and Kconfig/lsm-ARCH.config where the architecture needs more)
+	lsmarch=
+	[ -f "$TOP/Kconfig/lsm-$ARCH.config" ] && lsmarch=Kconfig/lsm-$ARCH.config
+	export FRAGMENTS="Kconfig/lsm.config $lsmarch ${FRAGMENTS:-}"
 	# its mutants are those of the LSM path (the others are the test
 	# kernels')
 	MUTANTS_DEFAULT=lsm-copy-without-lsm-rule
-	SELFTEST_MUTANTS_DEFAULT=lsm-copy-without-lsm-rule:lsm_test
+	SELFTEST_MUTANTS_DEFAULT="lsm-copy-without-lsm-rule:lsm_test trim-failure-counts-lost:fault_test"
 fi
 # IA32=1 (x86_64): the IA32 variant (Kconfig/ia32.config: 32-bit tasks),
 # built in build/BASE/VARIANT-ia32 (expected failures of its base kernel:
@@ -280,6 +283,28 @@ $(echo "$before" | sed '$d')"
 			problems="$problems $label:rc=$rc"
 		fi
 	done
+	# fault_test prints the records it saw under failslab ("# fault: "
+	# lines, without what changes between boots): base and patched must
+	# print the same (the LSM variant runs it; elsewhere it skips)
+	fb=$LOGS/$b-base$S-selftests.log fp=$LOGS/$b-patched$S-selftests.log
+	case " $vs " in *" base "*" patched "*)
+		if { [ -z "${TESTS:-}" ] || case " $TESTS " in *" fault_test "*) true ;; *) false ;; esac; } &&
+		   [ -f "$fp" ] && grep -aq "^# fault: " "$fp"; then
+			label="$b$S fault_test base = patched"
+			fd=$BUILD/fault-diff-$b$S.txt
+			if [ -f "$fb" ] && diff <(grep -a "^# fault: " "$fb") <(grep -a "^# fault: " "$fp") > "$fd"; then
+				line="$label: 1 passed, 0 failed, 0 skipped
+  (the same $(grep -ac "^# fault: .* type=" "$fp") records and losses under failslab)"
+				tp=$((tp + 1))
+			else
+				line="$label: 0 passed, 1 failed, 0 skipped
+  FAIL base and patched print other records or losses under failslab (${fd#$TOP/}):
+$(head -6 "$fd" | cut -c1-300 | sed 's/^/    /')"
+				tf=$((tf + 1))
+			fi
+			echo "$line" | tee -a "$summary"
+		fi
+	esac
 	# the differential record test: base and patched must emit the same
 	case " $VARIANTS " in *" patched "*) ;; *) continue ;; esac
 	[ -z "${TESTS:-}" ] || continue

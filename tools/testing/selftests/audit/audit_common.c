@@ -1085,3 +1085,51 @@ bool audit_match_set_enabled(const struct audit_record *r,
 	return r->type == AUDIT_CONFIG_CHANGE && audit_field_is(r, "op", "set") &&
 	       audit_field(r, "audit_enabled");
 }
+
+/*
+ * The kernel log from now on (/dev/kmsg at its end), or -1 where it cannot
+ * be read; audit_kmsg_reports() says whether a report of memory
+ * corruption, a warning or an oops came since, and puts it in @line.
+ */
+int audit_kmsg_from_now(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+bool audit_kmsg_reports(int fd, char *line, size_t size)
+{
+	static const char *const marks[] = {
+		"BUG:", "BUG ", "KASAN", "double-free", "Object already free",
+		"Oops", "general protection", "WARNING:",
+	};
+	char buf[8192];		/* a /dev/kmsg record is at most 8 KiB */
+	unsigned int i;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	for (;;) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten: go on */
+			continue;
+		if (n < 0 && errno != EAGAIN) {
+			snprintf(line, size, "cannot read /dev/kmsg: %s",
+				 strerror(errno));
+			return true;
+		}
+		if (n <= 0)
+			return false;
+		buf[n] = 0;
+		for (i = 0; i < sizeof(marks) / sizeof(*marks); i++)
+			if (strstr(buf, marks[i])) {
+				snprintf(line, size, "%s", buf);
+				return true;
+			}
+	}
+}

@@ -135,6 +135,10 @@ struct audit_nl {
 /* the kernel command line */
 bool audit_cmdline_param(const char *name, char *val, size_t size);
 
+/* the kernel log (/dev/kmsg): reports of memory corruption, warnings, oopses */
+int audit_kmsg_from_now(void);
+bool audit_kmsg_reports(int fd, char *line, size_t size);
+
 /* a seeded generator (splitmix64), for reproducible tests */
 static inline __u64 audit_rand64(__u64 *state)
 {

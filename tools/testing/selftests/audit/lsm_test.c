@@ -38,8 +38,7 @@
 
 #include "../kselftest_harness.h"
 #include "audit_common.h"
-
-#define SELINUXFS	"/sys/fs/selinux"
+#include "selinux_common.h"
 
 FIXTURE(policy) {
 	struct audit_nl nl;
@@ -54,41 +53,6 @@ FIXTURE(policy) {
 	char exe[112];		/* dir/app/bin/tool */
 };
 
-/* The whole of @path into a new buffer; its length in *@len. */
-static char *read_file(const char *path, size_t *len)
-{
-	size_t size = 0, cap = 1 << 20;
-	char *buf = malloc(cap);
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while ((n = read(fd, buf + size, cap - size)) > 0) {
-		size += n;
-		if (size == cap) {
-			char *more = realloc(buf, cap * 2);
-
-			if (!more)
-				break;
-			buf = more;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	*len = size;
-	return buf;
-}
-
 /* Load @policy: selinuxfs takes a policy in a single write. */
 static int load_policy(const char *policy, size_t len)
 {
@@ -102,20 +66,6 @@ static int load_policy(const char *policy, size_t len)
 		n = -errno;
 	close(fd);
 	return n == (ssize_t)len ? 0 : (n < 0 ? n : -EIO);
-}
-
-/* This task's context (user:role:type[:level]), without its newline. */
-static bool own_context(char *ctx, size_t size)
-{
-	size_t len = 0;
-	char *buf = read_file("/proc/self/attr/current", &len);
-
-	if (!buf)
-		return false;
-	snprintf(ctx, size, "%.*s", (int)len, buf);
-	free(buf);
-	ctx[strcspn(ctx, "\n")] = 0;
-	return true;
 }
 
 /* The type of this task's context. */
@@ -154,54 +104,6 @@ static bool reload_or_skip(struct __test_metadata *_metadata)
 		SKIP(return true, "this task may not load a policy (EACCES)");
 	EXPECT_EQ(0, err);
 	return err != 0;
-}
-
-/*
- * The kernel log from now on (/dev/kmsg at its end), or -1 where it cannot
- * be read; kmsg_reports() says whether a report of memory corruption or
- * an oops came since.
- */
-static int kmsg_from_now(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-static bool kmsg_reports(int fd, char *line, size_t size)
-{
-	static const char *const marks[] = {
-		"BUG:", "BUG ", "KASAN", "double-free", "Object already free",
-		"Oops", "general protection",
-	};
-	char buf[8192];		/* a /dev/kmsg record is at most 8 KiB */
-	unsigned int i;
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	for (;;) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		if (n < 0 && errno == EPIPE)	/* overwritten: go on */
-			continue;
-		if (n < 0 && errno != EAGAIN) {
-			snprintf(line, size, "cannot read /dev/kmsg: %s",
-				 strerror(errno));
-			return true;
-		}
-		if (n <= 0)
-			return false;
-		buf[n] = 0;
-		for (i = 0; i < sizeof(marks) / sizeof(*marks); i++)
-			if (strstr(buf, marks[i])) {
-				snprintf(line, size, "%s", buf);
-				return true;
-			}
-	}
 }
 
 FIXTURE_SETUP(policy)
@@ -326,36 +228,6 @@ TEST_F(policy, subj_type_rule_records_subj)
 	EXPECT_EQ(1, audit_count_syscall(&self->nl, __NR_getppid, c.pid));
 }
 
-#define DENIED_TYPE	"audit_test_denied_t"
-
-/* Is @ctx a valid context of the loaded policy? */
-static bool context_valid(const char *ctx)
-{
-	int fd = open(SELINUXFS "/context", O_RDWR | O_CLOEXEC);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, ctx, strlen(ctx)) == (ssize_t)strlen(ctx);
-	close(fd);
-	return ok;
-}
-
-/* The integer in a selinuxfs file (enforce), or -1. */
-static int selinuxfs_int(const char *name)
-{
-	char path[64], buf[16] = "";
-	int fd, n;
-
-	snprintf(path, sizeof(path), SELINUXFS "/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atoi(buf) : -1;
-}
-
 /*
  * The child: enter the denied domain, then chdir("/"), which it may not
  * (dir search): denied and logged. Nothing else it does after the
@@ -363,12 +235,8 @@ static int selinuxfs_int(const char *name)
  */
 static int child_denied_chdir(void *arg)
 {
-	const char *ctx = arg;
-	int fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0 || write(fd, ctx, strlen(ctx)) != (ssize_t)strlen(ctx))
+	if (enter_context(arg))
 		return 10;
-	close(fd);
 	syscall(__NR_chdir, "/");
 	return 0;
 }
@@ -398,17 +266,10 @@ static void avc_denial(struct __test_metadata *_metadata,
 {
 	const struct audit_record *avc, *sys;
 	struct avc_match m;
-	char ctx[256], denied[320], *type, *level;
+	char denied[320];
 	int enforcing, status;
 
-	ASSERT_TRUE(own_context(ctx, sizeof(ctx)));
-	/* user:role:DENIED_TYPE[:level], the rest as this task's */
-	type = strchr(ctx, ':');
-	type = type ? strchr(type + 1, ':') : NULL;
-	ASSERT_NE(NULL, type);
-	level = strchr(++type, ':');
-	snprintf(denied, sizeof(denied), "%.*s%s%s", (int)(type - ctx), ctx,
-		 DENIED_TYPE, level ? level : "");
+	ASSERT_TRUE(denied_context(denied, sizeof(denied)));
 	if (!context_valid(denied))
 		SKIP(return, "the loaded policy has no %s domain (%s)",
 		     DENIED_TYPE, denied);
@@ -682,7 +543,7 @@ TEST_F(policy, uncopied_tree_rule_leaves_its_tree)
  */
 TEST_F(policy, uncopied_lsm_rule_is_freed_once)
 {
-	int i, kmsg = kmsg_from_now();
+	int i, kmsg = audit_kmsg_from_now();
 	const struct audit_record *rec;
 	struct audit_child c;
 	struct audit_rule r;
@@ -714,7 +575,7 @@ TEST_F(policy, uncopied_lsm_rule_is_freed_once)
 	audit_rule_str(&r, AUDIT_SUBJ_TYPE, AUDIT_EQUAL, self->type);
 	ASSERT_EQ(0, audit_add(&self->nl, &r));
 	ASSERT_EQ(0, load_policy(self->policy, self->policy_len));
-	EXPECT_FALSE(kmsg_reports(kmsg, report, sizeof(report))) {
+	EXPECT_FALSE(audit_kmsg_reports(kmsg, report, sizeof(report))) {
 		TH_LOG("the kernel reported after the failed copy: %s", report);
 	}
 	if (kmsg >= 0)

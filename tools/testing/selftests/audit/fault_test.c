@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Audit records whose memory cannot be had.
+ *
+ * An LSM logs its records in the context of the access it checks, which
+ * may be atomic: SELinux starts and grows its AVC records with GFP_ATOMIC.
+ * A record is formatted into a buffer of AUDIT_BUFSIZ bytes, which
+ * kmalloc() rounds up, and grows while it is formatted when a field does
+ * not fit (audit_expand()). A failed allocation loses the record
+ * (audit_log_start()) or the field that did not fit (audit_expand()), and
+ * each such loss is counted (the lost counter of AUDIT_GET); a path that
+ * cannot be resolved for want of memory is logged as "<no_memory>".
+ *
+ * The tests make those allocations fail with failslab, only in a child of
+ * theirs (task-filter, /proc/self/make-it-fail) and only where one of
+ * audit's functions is on the stack (the stack trace filter, with the
+ * functions' addresses from /proc/kallsyms): audit_log_start(),
+ * audit_expand(), or every function that formats a record but
+ * audit_log_start(). The child enters a domain that the policy allows
+ * nothing and reads from a file the test opened: SELinux denies it the
+ * descriptor (fd { use }) and logs an AVC record that carries the file's
+ * path, whose length the test chooses, and the read() ends with a SYSCALL
+ * record. The records are compared with those of the same access without
+ * failures: the same text, or what the failures explain, each counted.
+ *
+ * Each test also prints the records it saw as "# fault: " lines, without
+ * what changes from one boot to the next (time, serial, pids, syscall
+ * arguments, inode numbers): two kernels that format and lose records
+ * alike print the same lines, and the harness that runs both compares
+ * them.
+ *
+ * The tests run with SELinux enforcing (a permissive denial is logged only
+ * once) and put back the mode and the fault injection settings they found.
+ * They skip without root, without SELinux and the denied domain
+ * (audit_test_denied_t), without fault injection (CONFIG_FAULT_INJECTION,
+ * CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS,
+ * CONFIG_FAULT_INJECTION_STACKTRACE_FILTER, debugfs), and where
+ * /proc/kallsyms does not show audit_expand() as a function of its own.
+ * The filter trusts the stack trace: x86 kernels need an unwinder that
+ * reports live frames only (ORC or frame pointers, not
+ * CONFIG_UNWINDER_GUESS).
+ */
+
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/klog.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "../kselftest_harness.h"
+#include "audit_common.h"
+#include "selinux_common.h"
+
+#define DEBUGFS		"/sys/kernel/debug"
+#define FAILSLAB	DEBUGFS "/failslab/"
+/* a fixed name: the "# fault: " lines of two kernels must be the same */
+#define FAULT_DIR	"/tmp/audit_fault"
+#define NAME_LEN	200	/* of each directory under FAULT_DIR */
+#define MAX_DEPTH	20
+#define MAX_PATH_LEN	3600
+#define EVENT_MAX	8
+/* syslog(2)'s actions, which no uapi header defines */
+#ifndef SYSLOG_ACTION_CONSOLE_OFF
+#define SYSLOG_ACTION_CONSOLE_OFF	6
+#define SYSLOG_ACTION_CONSOLE_ON	7
+#endif
+
+/* the failslab settings the tests change, put back as they were found */
+static const char *const fault_files[] = {
+	"probability", "interval", "times", "space", "verbose", "task-filter",
+	"ignore-gfp-wait", "cache-filter", "stacktrace-depth",
+	"require-start", "require-end", "reject-start", "reject-end",
+};
+
+#define NFAULT_FILES	(sizeof(fault_files) / sizeof(*fault_files))
+
+/* where the allocations fail */
+enum fault_mode {
+	FAULT_NONE,
+	FAULT_START,		/* under audit_log_start() */
+	FAULT_EXPAND,		/* under audit_expand() */
+	FAULT_FORMAT,		/* under audit's formatting, not the start */
+};
+
+static const char *const mode_name[] = {
+	"none", "start", "expand", "format",
+};
+
+/* a function's text: [lo, hi) */
+struct text_range {
+	unsigned long lo, hi;
+};
+
+/* what the tests' helpers need of the fixture */
+struct fault_env {
+	char denied[320];	/* the denied domain's context */
+	struct text_range start, expand, format;
+	int depth;		/* directories made under FAULT_DIR */
+};
+
+FIXTURE(fault) {
+	struct audit_nl nl;
+	struct fault_env env;
+	bool ready;
+	int enforce;		/* found; -1 until set */
+	bool mounted;		/* debugfs, by the setup */
+	bool console_off;	/* the kernel's messages, by the setup */
+	int kmsg;		/* the kernel log since the setup */
+	bool saved;
+	char saved_val[NFAULT_FILES][32];
+};
+
+/* one access of the child: its records and the losses counted */
+struct fault_event {
+	pid_t pid;
+	int nrec;
+	struct audit_record rec[EVENT_MAX];	/* the AVC record first */
+	char *norm[EVENT_MAX];	/* without what changes between boots */
+	long lost;
+};
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int read_str(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static int failslab_set(const char *name, const char *val)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), FAILSLAB "%s", name);
+	return write_str(path, val);
+}
+
+static int failslab_set_ul(const char *name, unsigned long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lu", val);
+	return failslab_set(name, buf);
+}
+
+/*
+ * The text of the functions @names of kernel/audit.c from /proc/kallsyms:
+ * from the first of those it finds to the symbol after the last, which
+ * holds only audit.c's text, since an object's text is contiguous. Those
+ * it does not find are inlined. False if it finds none, or the addresses
+ * are hidden.
+ */
+static bool audit_text(const char *const *names, int nnames,
+		       struct text_range *r)
+{
+	unsigned long addr, lo = 0, last = 0, hi = 0;
+	char line[512], sym[256];
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int i;
+
+	if (!f)
+		return false;
+	/* the symbols are not sorted: find the range, then its end */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %*s %255s", &addr, sym) != 2)
+			continue;
+		for (i = 0; i < nnames; i++)
+			if (!strcmp(sym, names[i]))
+				break;
+		if (i == nnames || !addr)
+			continue;
+		if (!lo || addr < lo)
+			lo = addr;
+		if (addr > last)
+			last = addr;
+	}
+	rewind(f);
+	while (last && fgets(line, sizeof(line), f)) {
+		char *end;
+
+		addr = strtoul(line, &end, 16);
+		if (end != line && addr > last && (!hi || addr < hi))
+			hi = addr;
+	}
+	fclose(f);
+	if (!lo || !hi)
+		return false;
+	r->lo = lo;
+	r->hi = hi;
+	return true;
+}
+
+static const char *const start_fns[] = { "audit_log_start" };
+static const char *const expand_fns[] = { "audit_expand" };
+/* what formats a record (audit_log_start() among them, rejected apart) */
+static const char *const format_fns[] = {
+	"audit_log_start", "audit_log_format", "audit_log_vformat",
+	"audit_expand", "audit_log_end", "audit_log_n_hex",
+	"audit_log_n_string", "audit_log_n_untrustedstring",
+	"audit_log_untrustedstring", "audit_log_d_path",
+	"audit_log_d_path_exe", "audit_log_task_context",
+	"audit_log_subj_ctx", "audit_log_obj_ctx", "audit_log_task_info",
+};
+
+/* the path of the file an access of @len bytes of path reads */
+static void fault_path(char *path, size_t size, int len, int *depth)
+{
+	int base = strlen(FAULT_DIR), k = 0, r, i;
+
+	/* FAULT_DIR, k directories of NAME_LEN, then the file, of r */
+	if (len > base + NAME_LEN + 1)
+		k = (len - base - NAME_LEN - 1 + NAME_LEN) / (NAME_LEN + 1);
+	r = len - base - 1 - k * (NAME_LEN + 1);
+	if (r < 1) {
+		k--;
+		r += NAME_LEN + 1;
+	}
+	snprintf(path, size, "%s", FAULT_DIR);
+	for (i = 0; i < k; i++)
+		snprintf(path + strlen(path), size - strlen(path), "/%0*d",
+			 NAME_LEN, i);
+	snprintf(path + strlen(path), size - strlen(path), "/%s",
+		 "f");
+	memset(path + strlen(path) - 1, 'f', r);
+	path[len] = 0;
+	*depth = k;
+}
+
+/* make the directories of @path (@depth of them under FAULT_DIR) */
+static bool fault_dirs(char *path, int depth, int *made)
+{
+	char *p = path + strlen(FAULT_DIR);
+	int i;
+
+	for (i = 0; i < depth; i++) {
+		p = strchr(p + 1, '/');
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			*p = '/';
+			return false;
+		}
+		*p = '/';
+		if (i + 1 > *made)
+			*made = i + 1;
+	}
+	return true;
+}
+
+/* the value of @key=, replaced in @text: pid=_ */
+static void blank_field(char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	char *p = text, *v, *end;
+
+	while ((p = strstr(p, key))) {
+		if ((p != text && p[-1] != ' ') || p[klen] != '=') {
+			p += klen;
+			continue;
+		}
+		v = p + klen + 1;
+		end = v + strcspn(v, " ");
+		*v = '_';
+		memmove(v + 1, end, strlen(end) + 1);
+		p = v + 1;
+	}
+}
+
+/* @text without its stamp and what differs between boots */
+static char *normalise(const char *text)
+{
+	static const char *const keys[] = {
+		"pid", "ppid", "ino", "a0", "a1", "a2", "a3",
+	};
+	const char *body = strstr(text, "): ");
+	char *n = strdup(body ? body + 3 : text);
+	unsigned int i;
+
+	for (i = 0; n && i < sizeof(keys) / sizeof(*keys); i++)
+		blank_field(n, keys[i]);
+	return n;
+}
+
+static void event_free(struct fault_event *ev)
+{
+	int i;
+
+	for (i = 0; i < ev->nrec; i++) {
+		audit_record_free(&ev->rec[i]);
+		free(ev->norm[i]);
+	}
+	ev->nrec = 0;
+}
+
+struct child_arg {
+	const char *denied;
+	int fd;
+	bool fail;
+};
+
+/* the child: fail audit's allocations, enter the denied domain, read */
+static int child_denied_read(void *p)
+{
+	const struct child_arg *a = p;
+	char c;
+
+	if (a->fail && write_str("/proc/self/make-it-fail", "1"))
+		return 12;
+	if (enter_context(a->denied))
+		return 10;
+	if (read(a->fd, &c, 1) >= 0)
+		return 11;
+	return errno == EACCES ? 0 : 13;
+}
+
+static bool match_child(const struct audit_record *r, const void *arg)
+{
+	return audit_field_is_num(r, "pid", *(const pid_t *)arg);
+}
+
+/* set failslab up for @mode (none: off) */
+static int fault_arm(const struct fault_env *env, enum fault_mode mode)
+{
+	static const struct text_range none;
+	const struct text_range *req = &none, *rej = &none;
+	int ret;
+
+	switch (mode) {
+	case FAULT_NONE:
+		return failslab_set("probability", "0");
+	case FAULT_START:
+		req = &env->start;
+		break;
+	case FAULT_EXPAND:
+		req = &env->expand;
+		break;
+	case FAULT_FORMAT:
+		req = &env->format;
+		rej = &env->start;
+		break;
+	}
+	ret = failslab_set_ul("require-start", req->lo);
+	ret = ret ?: failslab_set_ul("require-end", req->hi);
+	ret = ret ?: failslab_set_ul("reject-start", rej->lo);
+	ret = ret ?: failslab_set_ul("reject-end", rej->hi);
+	return ret ?: failslab_set("probability", "100");
+}
+
+/*
+ * One denied read of a file whose path is @len bytes long, by a child
+ * whose allocations fail as @mode says: the records of its event in @ev
+ * (the AVC record first), and the losses counted meanwhile. Prints them
+ * as "# fault: " lines, which begin with @what.
+ */
+static void fault_access(struct __test_metadata *_metadata,
+			 struct audit_nl *nl, struct fault_env *env,
+			 const char *what, enum fault_mode mode, int len,
+			 struct fault_event *ev)
+{
+	const struct audit_record *out[EVENT_MAX];
+	struct audit_status st0, st1;
+	char path[MAX_PATH_LEN + 1];
+	struct child_arg a;
+	int depth, status, i, n, avc;
+
+	memset(ev, 0, sizeof(*ev));
+	ASSERT_LE(len, MAX_PATH_LEN);
+	fault_path(path, sizeof(path), len, &depth);
+	ASSERT_TRUE(fault_dirs(path, depth, &env->depth)) {
+		TH_LOG("cannot make the directories of %s: %s", path,
+		       strerror(errno));
+	}
+	a.fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	ASSERT_LE(0, a.fd) {
+		TH_LOG("cannot create %s: %s", path, strerror(errno));
+	}
+	a.denied = env->denied;
+	a.fail = mode != FAULT_NONE;
+
+	ASSERT_EQ(0, audit_get_status(nl, &st0));
+	audit_records_clear(nl);
+	ASSERT_EQ(0, fault_arm(env, mode));
+	fflush(stdout);
+	ev->pid = audit_run_child(child_denied_read, &a, &status);
+	EXPECT_EQ(0, fault_arm(env, FAULT_NONE));
+	close(a.fd);
+	unlink(path);
+	ASSERT_LT(0, ev->pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("the child's read was not denied as it should (status %#x)",
+		       status);
+	}
+	ASSERT_LE(0, audit_sync(nl));
+	ASSERT_EQ(0, audit_get_status(nl, &st1));
+	ev->lost = (long)st1.lost - (long)st0.lost;
+
+	/* the AVC record's event, or the child's records without one */
+	avc = -1;
+	for (i = 0; i < nl->nrec; i++)
+		if (nl->rec[i].type == AUDIT_AVC &&
+		    match_child(&nl->rec[i], &ev->pid))
+			avc = i;
+	if (avc >= 0) {
+		n = audit_event(nl, nl->rec[avc].serial, out, EVENT_MAX);
+		/* the AVC record first */
+		for (i = 0; i < n && out[i] != &nl->rec[avc]; i++)
+			;
+		if (i < n) {
+			out[i] = out[0];
+			out[0] = &nl->rec[avc];
+		}
+	} else {
+		for (i = n = 0; i < nl->nrec && n < EVENT_MAX; i++)
+			if (match_child(&nl->rec[i], &ev->pid))
+				out[n++] = &nl->rec[i];
+	}
+	for (i = 0; i < n; i++) {
+		ev->rec[i].type = out[i]->type;
+		ev->rec[i].text = strdup(out[i]->text);
+		ev->norm[i] = normalise(out[i]->text);
+		ASSERT_TRUE(ev->rec[i].text && ev->norm[i]);
+		audit_record_parse(&ev->rec[i]);
+		ev->nrec++;
+	}
+	printf("# fault: %s %s len=%d lost=%ld records=%d\n", what,
+	       mode_name[mode], len, ev->lost, ev->nrec);
+	for (i = 0; i < ev->nrec; i++)
+		printf("# fault: %s %s len=%d type=%d %s\n", what,
+		       mode_name[mode], len, ev->rec[i].type, ev->norm[i]);
+}
+
+/* why fault injection cannot run here, or NULL; debugfs mounted if needed */
+static const char *fault_unavailable(struct fault_env *env, bool *mounted)
+{
+	struct stat st;
+
+	if (access("/proc/self/make-it-fail", W_OK))
+		return "no fault injection (CONFIG_FAULT_INJECTION)";
+	if (stat(FAILSLAB, &st) &&
+	    !mount("debugfs", DEBUGFS, "debugfs", 0, NULL))
+		*mounted = true;
+	if (stat(FAILSLAB, &st))
+		return "no failslab (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)";
+	if (access(FAILSLAB "require-start", W_OK))
+		return "no stack trace filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)";
+	if (!audit_text(start_fns, 1, &env->start) ||
+	    !audit_text(expand_fns, 1, &env->expand) ||
+	    !audit_text(format_fns, sizeof(format_fns) / sizeof(*format_fns),
+			&env->format))
+		return "kallsyms shows no audit_log_start() or audit_expand()";
+	return NULL;
+}
+
+FIXTURE_SETUP(fault)
+{
+	struct fault_env *env = &self->env;
+	const char *why;
+	unsigned int i;
+	int ret;
+
+	self->ready = false;
+	self->enforce = -1;
+	self->mounted = false;
+	self->console_off = false;
+	self->saved = false;
+	self->kmsg = -1;
+	env->depth = 0;
+	if (geteuid())
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "needs root (CAP_AUDIT_CONTROL, CAP_SYS_RESOURCE, CAP_MAC_ADMIN)");
+	if (access(SELINUXFS "/enforce", W_OK))
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "no SELinux (CONFIG_SECURITY_SELINUX, selinuxfs on " SELINUXFS ")");
+	if (!denied_context(env->denied, sizeof(env->denied)) ||
+	    !context_valid(env->denied))
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "the loaded policy has no %s domain", DENIED_TYPE);
+	if (!AUDIT_ARCH_NATIVE)
+		SKIP(_exit(AUDIT_SKIP_STATUS),
+		     "no AUDIT_ARCH_* for this architecture or ABI");
+	why = fault_unavailable(env, &self->mounted);
+	for (i = 0; !why && i < NFAULT_FILES; i++) {
+		char path[96];
+
+		snprintf(path, sizeof(path), FAILSLAB "%s", fault_files[i]);
+		if (read_str(path, self->saved_val[i],
+			     sizeof(self->saved_val[i])))
+			why = "cannot read the failslab settings";
+	}
+	ret = why ? 0 : audit_begin(&self->nl);
+	if (ret && self->nl.skip_reason[0])
+		why = self->nl.skip_reason;
+	if (why || ret) {
+		if (self->mounted)
+			umount(DEBUGFS);
+		if (why)
+			SKIP(_exit(AUDIT_SKIP_STATUS), "%s", why);
+		ASSERT_EQ(0, ret);
+	}
+	self->saved = true;
+	/*
+	 * The losses print messages (audit_log_lost(), audit_panic()): off
+	 * the console while the tests print, so that none lands in a line of
+	 * theirs on a serial console; the teardown looks for reports in the
+	 * kernel log instead (an oops still reaches the console)
+	 */
+	self->kmsg = audit_kmsg_from_now();
+	self->console_off = !klogctl(SYSLOG_ACTION_CONSOLE_OFF, NULL, 0);
+	/* fail every allocation that passes the filters, silently */
+	ret = failslab_set("probability", "0");
+	ret = ret ?: failslab_set("interval", "1");
+	ret = ret ?: failslab_set("times", "-1");
+	ret = ret ?: failslab_set("space", "0");
+	ret = ret ?: failslab_set("verbose", "0");
+	ret = ret ?: failslab_set("task-filter", "Y");
+	ret = ret ?: failslab_set("ignore-gfp-wait", "N");
+	ret = ret ?: failslab_set("cache-filter", "N");
+	ret = ret ?: failslab_set("stacktrace-depth", "32");
+	audit_setup_ok(_metadata, &self->nl, !ret, "failslab settings");
+	self->enforce = selinuxfs_int("enforce");
+	audit_setup_ok(_metadata, &self->nl, self->enforce >= 0 &&
+		       !selinuxfs_set_int("enforce", 1), "setenforce 1");
+	audit_setup_ok(_metadata, &self->nl,
+		       !mkdir(FAULT_DIR, 0755) || errno == EEXIST, "mkdir");
+	self->ready = true;
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	struct fault_env *env = &self->env;
+	char path[MAX_PATH_LEN + 1];
+	unsigned int i;
+	int depth;
+
+	/* the deepest directory first */
+	for (; env->depth > 0; env->depth--) {
+		fault_path(path, sizeof(path), strlen(FAULT_DIR) +
+			   env->depth * (NAME_LEN + 1) + 2, &depth);
+		*strrchr(path, '/') = 0;
+		rmdir(path);
+	}
+	rmdir(FAULT_DIR);
+	if (self->enforce >= 0)
+		EXPECT_EQ(0, selinuxfs_set_int("enforce", self->enforce));
+	if (self->saved) {
+		int failed = 0;
+
+		failslab_set("probability", "0");
+		for (i = 0; i < NFAULT_FILES; i++)
+			if (failslab_set(fault_files[i], self->saved_val[i])) {
+				TH_LOG("cannot put back failslab/%s to %s",
+				       fault_files[i], self->saved_val[i]);
+				failed++;
+			}
+		EXPECT_EQ(0, failed);
+	}
+	if (self->console_off)
+		klogctl(SYSLOG_ACTION_CONSOLE_ON, NULL, 0);
+	if (self->kmsg >= 0) {
+		char report[8192];
+
+		EXPECT_FALSE(audit_kmsg_reports(self->kmsg, report,
+						sizeof(report))) {
+			TH_LOG("the kernel reported: %s", report);
+		}
+		close(self->kmsg);
+	}
+	if (self->mounted)
+		umount(DEBUGFS);
+	audit_fixture_teardown(_metadata, &self->nl);
+}
+
+/* the denied read's records: AVC with the path, then SYSCALL; none lost */
+static void expect_whole_event(struct __test_metadata *_metadata,
+			       const struct fault_event *ev, int len)
+{
+	const struct audit_record *avc = &ev->rec[0], *sys = &ev->rec[1];
+	const char *path;
+
+	ASSERT_LE(2, ev->nrec);
+	ASSERT_EQ(AUDIT_AVC, avc->type);
+	EXPECT_EQ(0, ev->lost);
+	EXPECT_TRUE(strstr(avc->text, "denied  { use }") &&
+		    audit_field_is(avc, "tclass", "fd")) {
+		TH_LOG("%s", avc->text);
+	}
+	path = audit_field(avc, "path");
+	EXPECT_TRUE(path && (int)strlen(path) == len &&
+		    !strncmp(path, FAULT_DIR "/", strlen(FAULT_DIR) + 1)) {
+		TH_LOG("path= should be the %d bytes of the file's path: %s",
+		       len, avc->text);
+	}
+	EXPECT_EQ(AUDIT_SYSCALL, sys->type);
+	EXPECT_TRUE(audit_field_is_num(sys, "syscall", __NR_read) &&
+		    audit_field_is_num(sys, "pid", ev->pid) &&
+		    audit_field_is(sys, "success", "no") &&
+		    audit_field_is_num(sys, "exit", -EACCES)) {
+		TH_LOG("%s", sys->text);
+	}
+}
+
+static const int some_lens[] = { 300, 1500, 3000 };
+#define NSOME	(sizeof(some_lens) / sizeof(*some_lens))
+
+/*
+ * Without failures: the AVC record carries the whole path and comes with
+ * the read()'s SYSCALL record; nothing is lost.
+ */
+TEST_F(fault, without_failures_the_event_is_whole)
+{
+	struct fault_event ev;
+	unsigned int i;
+
+	ASSERT_TRUE(self->ready);
+	for (i = 0; i < NSOME; i++) {
+		fault_access(_metadata, &self->nl, &self->env, "whole",
+			     FAULT_NONE, some_lens[i], &ev);
+		expect_whole_event(_metadata, &ev, some_lens[i]);
+		event_free(&ev);
+	}
+}
+
+/*
+ * No memory for the AVC record: it is lost and counted once, and the
+ * syscall, which nothing else records, logs nothing at its exit.
+ */
+TEST_F(fault, no_record_buffer_loses_the_event_counted)
+{
+	struct fault_event ref, ev;
+	unsigned int i;
+
+	ASSERT_TRUE(self->ready);
+	for (i = 0; i < NSOME; i++) {
+		fault_access(_metadata, &self->nl, &self->env, "start",
+			     FAULT_NONE, some_lens[i], &ref);
+		expect_whole_event(_metadata, &ref, some_lens[i]);
+		fault_access(_metadata, &self->nl, &self->env, "start",
+			     FAULT_START, some_lens[i], &ev);
+		EXPECT_EQ(0, ev.nrec) {
+			TH_LOG("len=%d: %d record(s) of the child, the first: %s",
+			       some_lens[i], ev.nrec,
+			       ev.nrec ? ev.rec[0].text : "");
+		}
+		EXPECT_EQ(1, ev.lost) {
+			TH_LOG("len=%d: the AVC record lost, counted %ld times",
+			       some_lens[i], ev.lost);
+		}
+		event_free(&ref);
+		event_free(&ev);
+	}
+}
+
+/*
+ * Is @ev's AVC record @ref's with fields missing, and every other record
+ * the same? Each field of the failed record must be in @ref's with the
+ * same text, in the same order; a field whose value did not fit is its
+ * key alone.
+ */
+static bool fields_dropped(const struct fault_event *ref,
+			   const struct fault_event *ev)
+{
+	const char *r, *e;
+	char tok[MAX_PATH_LEN + 64];
+	size_t n;
+	int i;
+
+	if (ev->nrec != ref->nrec || !ev->nrec || ev->rec[0].type != AUDIT_AVC)
+		return false;
+	for (i = 1; i < ev->nrec; i++)
+		if (ev->rec[i].type != ref->rec[i].type ||
+		    strcmp(ev->norm[i], ref->norm[i]))
+			return false;
+	r = ref->norm[0];
+	for (e = ev->norm[0]; *e; e += n) {
+		while (*e == ' ')
+			e++;
+		n = strcspn(e, " ");
+		if (!n)
+			break;
+		snprintf(tok, sizeof(tok), "%.*s", (int)n, e);
+		if (tok[n - 1] == '=') {
+			if (!strstr(r, tok))
+				return false;
+			continue;
+		}
+		r = strstr(r, tok);
+		if (!r)
+			return false;
+		r += n;
+	}
+	return true;
+}
+
+/* does the AVC record of @ev fit where @ref's does: the same text */
+static bool same_avc(const struct fault_event *ref,
+		     const struct fault_event *ev)
+{
+	return ev->nrec == ref->nrec && ev->nrec &&
+	       !strcmp(ev->norm[0], ref->norm[0]);
+}
+
+/*
+ * No memory to grow a record: a record that fits its first buffer is
+ * whole; in a longer one the fields that did not fit are left out, and
+ * each such loss is counted. The length of the longest AVC record that
+ * fits, stamp included, is printed: the same on two kernels that grow
+ * records alike.
+ */
+TEST_F(fault, no_memory_to_grow_drops_fields_counted)
+{
+	struct fault_event ref, ev;
+	int len, whole = 0, cut = 0, lo, hi, fits = 0;
+
+	ASSERT_TRUE(self->ready);
+	for (len = 300; len <= 3300 && !cut; len += 300) {
+		fault_access(_metadata, &self->nl, &self->env, "expand",
+			     FAULT_NONE, len, &ref);
+		expect_whole_event(_metadata, &ref, len);
+		fault_access(_metadata, &self->nl, &self->env, "expand",
+			     FAULT_EXPAND, len, &ev);
+		EXPECT_TRUE(fields_dropped(&ref, &ev)) {
+			TH_LOG("len=%d without failures: %s", len,
+			       ref.rec[0].text);
+			TH_LOG("len=%d, failing to grow: %s", len,
+			       ev.nrec ? ev.rec[0].text : "(no record)");
+		}
+		if (same_avc(&ref, &ev)) {
+			EXPECT_EQ(0, ev.lost);
+			whole = len;
+			fits = strlen(ref.rec[0].text);
+		} else {
+			EXPECT_LE(1, ev.lost);
+			cut = len;
+		}
+		event_free(&ref);
+		event_free(&ev);
+	}
+	ASSERT_NE(0, whole) {
+		TH_LOG("even a record with a 300-byte path grew");
+	}
+	ASSERT_NE(0, cut) {
+		TH_LOG("a record with a 3300-byte path did not grow");
+	}
+	/* the longest record that fits, to the byte */
+	lo = whole;
+	hi = cut;
+	while (hi - lo > 1) {
+		int mid = (lo + hi) / 2;
+
+		fault_access(_metadata, &self->nl, &self->env, "bisect",
+			     FAULT_NONE, mid, &ref);
+		fault_access(_metadata, &self->nl, &self->env, "bisect",
+			     FAULT_EXPAND, mid, &ev);
+		EXPECT_TRUE(fields_dropped(&ref, &ev));
+		if (same_avc(&ref, &ev)) {
+			EXPECT_EQ(0, ev.lost);
+			lo = mid;
+			fits = strlen(ref.rec[0].text);
+		} else {
+			EXPECT_LE(1, ev.lost);
+			hi = mid;
+		}
+		event_free(&ref);
+		event_free(&ev);
+	}
+	printf("# fault: expand: the longest AVC record that fits its first buffer: %d bytes\n",
+	       fits);
+	/* nlmsg_new(AUDIT_BUFSIZ): at least AUDIT_BUFSIZ (1024) bytes */
+	EXPECT_LE(1023, fits);
+}
+
+/*
+ * No memory for anything but the record's start: a path is logged as
+ * "<no_memory>", every record is there, and nothing is counted lost.
+ */
+TEST_F(fault, no_memory_to_format_logs_no_memory)
+{
+	struct fault_event ref, ev;
+	unsigned int i;
+
+	ASSERT_TRUE(self->ready);
+	for (i = 0; i < NSOME; i++) {
+		fault_access(_metadata, &self->nl, &self->env, "format",
+			     FAULT_NONE, some_lens[i], &ref);
+		expect_whole_event(_metadata, &ref, some_lens[i]);
+		fault_access(_metadata, &self->nl, &self->env, "format",
+			     FAULT_FORMAT, some_lens[i], &ev);
+		ASSERT_EQ(ref.nrec, ev.nrec);
+		ASSERT_EQ(AUDIT_AVC, ev.rec[0].type);
+		EXPECT_TRUE(audit_field_is(&ev.rec[0], "path", "<no_memory>") &&
+			    audit_field_is(&ev.rec[0], "tclass", "fd")) {
+			TH_LOG("%s", ev.rec[0].text);
+		}
+		EXPECT_EQ(AUDIT_SYSCALL, ev.rec[1].type);
+		EXPECT_EQ(0, ev.lost);
+		event_free(&ref);
+		event_free(&ev);
+	}
+}
+
+TEST_HARNESS_MAIN
