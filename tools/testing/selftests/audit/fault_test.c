@@ -282,23 +282,32 @@ static void blank_field(char *text, const char *key)
 		}
 		v = p + klen + 1;
 		end = v + strcspn(v, " ");
-		*v = '_';
-		memmove(v + 1, end, strlen(end) + 1);
+		/* a field whose value did not fit stays as it is */
+		if (end != v) {
+			*v = '_';
+			memmove(v + 1, end, strlen(end) + 1);
+		}
 		p = v + 1;
 	}
 }
 
-/* @text without its stamp and what differs between boots */
-static char *normalise(const char *text)
+/*
+ * @text without its stamp and what differs between two children (pids,
+ * syscall arguments, inode numbers); for a "# fault: " line (@shown) also
+ * without the path's text, whose length, chosen near the length where
+ * records grow, differs between two kernels as the stamp's and the pids'
+ * digits do
+ */
+static char *normalise(const char *text, bool shown)
 {
 	static const char *const keys[] = {
-		"pid", "ppid", "ino", "a0", "a1", "a2", "a3",
+		"pid", "ppid", "ino", "a0", "a1", "a2", "a3", "path",
 	};
 	const char *body = strstr(text, "): ");
 	char *n = strdup(body ? body + 3 : text);
-	unsigned int i;
+	unsigned int i, nkeys = sizeof(keys) / sizeof(*keys) - !shown;
 
-	for (i = 0; n && i < sizeof(keys) / sizeof(*keys); i++)
+	for (i = 0; n && i < nkeys; i++)
 		blank_field(n, keys[i]);
 	return n;
 }
@@ -372,12 +381,13 @@ static int fault_arm(const struct fault_env *env, enum fault_mode mode)
  * One denied read of a file whose path is @len bytes long, by a child
  * whose allocations fail as @mode says: the records of its event in @ev
  * (the AVC record first), and the losses counted meanwhile. Prints them
- * as "# fault: " lines, which begin with @what.
+ * as "# fault: " lines, which begin with @what, and with @len unless it is
+ * @shown_len (-1: none; no lines without @what).
  */
 static void fault_access(struct __test_metadata *_metadata,
 			 struct audit_nl *nl, struct fault_env *env,
 			 const char *what, enum fault_mode mode, int len,
-			 struct fault_event *ev)
+			 const char *shown_len, struct fault_event *ev)
 {
 	const struct audit_record *out[EVENT_MAX];
 	struct audit_status st0, st1;
@@ -439,16 +449,27 @@ static void fault_access(struct __test_metadata *_metadata,
 	for (i = 0; i < n; i++) {
 		ev->rec[i].type = out[i]->type;
 		ev->rec[i].text = strdup(out[i]->text);
-		ev->norm[i] = normalise(out[i]->text);
+		ev->norm[i] = normalise(out[i]->text, false);
 		ASSERT_TRUE(ev->rec[i].text && ev->norm[i]);
 		audit_record_parse(&ev->rec[i]);
 		ev->nrec++;
 	}
-	printf("# fault: %s %s len=%d lost=%ld records=%d\n", what,
-	       mode_name[mode], len, ev->lost, ev->nrec);
-	for (i = 0; i < ev->nrec; i++)
-		printf("# fault: %s %s len=%d type=%d %s\n", what,
-		       mode_name[mode], len, ev->rec[i].type, ev->norm[i]);
+	if (!what)
+		return;
+	if (!shown_len) {
+		snprintf(path, sizeof(path), "%d", len);
+		shown_len = path;
+	}
+	printf("# fault: %s %s len=%s lost=%ld records=%d\n", what,
+	       mode_name[mode], shown_len, ev->lost, ev->nrec);
+	for (i = 0; i < ev->nrec; i++) {
+		char *shown = normalise(ev->rec[i].text, true);
+
+		ASSERT_NE(NULL, shown);
+		printf("# fault: %s %s len=%s type=%d %s\n", what,
+		       mode_name[mode], shown_len, ev->rec[i].type, shown);
+		free(shown);
+	}
 }
 
 /* why fault injection cannot run here, or NULL; debugfs mounted if needed */
@@ -636,7 +657,7 @@ TEST_F(fault, without_failures_the_event_is_whole)
 	ASSERT_TRUE(self->ready);
 	for (i = 0; i < NSOME; i++) {
 		fault_access(_metadata, &self->nl, &self->env, "whole",
-			     FAULT_NONE, some_lens[i], &ev);
+			     FAULT_NONE, some_lens[i], NULL, &ev);
 		expect_whole_event(_metadata, &ev, some_lens[i]);
 		event_free(&ev);
 	}
@@ -654,10 +675,10 @@ TEST_F(fault, no_record_buffer_loses_the_event_counted)
 	ASSERT_TRUE(self->ready);
 	for (i = 0; i < NSOME; i++) {
 		fault_access(_metadata, &self->nl, &self->env, "start",
-			     FAULT_NONE, some_lens[i], &ref);
+			     FAULT_NONE, some_lens[i], NULL, &ref);
 		expect_whole_event(_metadata, &ref, some_lens[i]);
 		fault_access(_metadata, &self->nl, &self->env, "start",
-			     FAULT_START, some_lens[i], &ev);
+			     FAULT_START, some_lens[i], NULL, &ev);
 		EXPECT_EQ(0, ev.nrec) {
 			TH_LOG("len=%d: %d record(s) of the child, the first: %s",
 			       some_lens[i], ev.nrec,
@@ -722,40 +743,57 @@ static bool same_avc(const struct fault_event *ref,
 }
 
 /*
+ * One access without failures and one failing to grow, at @len: is the
+ * record whole (and nothing counted), or without what did not fit (and
+ * the losses counted)? Prints them as "# fault: " lines when @what is set.
+ */
+static bool grows(struct __test_metadata *_metadata, struct audit_nl *nl,
+		  struct fault_env *env, const char *what, int len,
+		  const char *shown_len, int *fits)
+{
+	struct fault_event ref, ev;
+	bool whole;
+
+	fault_access(_metadata, nl, env, what, FAULT_NONE, len, shown_len, &ref);
+	expect_whole_event(_metadata, &ref, len);
+	fault_access(_metadata, nl, env, what, FAULT_EXPAND, len, shown_len, &ev);
+	EXPECT_TRUE(fields_dropped(&ref, &ev)) {
+		TH_LOG("len=%d without failures: %s", len,
+		       ref.nrec ? ref.rec[0].text : "(no record)");
+		TH_LOG("len=%d, failing to grow: %s", len,
+		       ev.nrec ? ev.rec[0].text : "(no record)");
+	}
+	whole = same_avc(&ref, &ev);
+	if (whole) {
+		EXPECT_EQ(0, ev.lost);
+		*fits = ref.nrec ? strlen(ref.rec[0].text) : 0;
+	} else {
+		EXPECT_LE(1, ev.lost);
+	}
+	event_free(&ref);
+	event_free(&ev);
+	return whole;
+}
+
+/*
  * No memory to grow a record: a record that fits its first buffer is
  * whole; in a longer one the fields that did not fit are left out, and
  * each such loss is counted. The length of the longest AVC record that
- * fits, stamp included, is printed: the same on two kernels that grow
- * records alike.
+ * fits, stamp included, is printed, and a record 100 bytes shorter and
+ * one 100 bytes longer than that: the same lines on two kernels that grow
+ * records alike (the path that reaches the length exactly differs with
+ * the digits of the stamp and the pids).
  */
 TEST_F(fault, no_memory_to_grow_drops_fields_counted)
 {
-	struct fault_event ref, ev;
-	int len, whole = 0, cut = 0, lo, hi, fits = 0;
+	int len, whole = 0, cut = 0, lo, hi, fits = 0, f;
 
 	ASSERT_TRUE(self->ready);
 	for (len = 300; len <= 3300 && !cut; len += 300) {
-		fault_access(_metadata, &self->nl, &self->env, "expand",
-			     FAULT_NONE, len, &ref);
-		expect_whole_event(_metadata, &ref, len);
-		fault_access(_metadata, &self->nl, &self->env, "expand",
-			     FAULT_EXPAND, len, &ev);
-		EXPECT_TRUE(fields_dropped(&ref, &ev)) {
-			TH_LOG("len=%d without failures: %s", len,
-			       ref.rec[0].text);
-			TH_LOG("len=%d, failing to grow: %s", len,
-			       ev.nrec ? ev.rec[0].text : "(no record)");
-		}
-		if (same_avc(&ref, &ev)) {
-			EXPECT_EQ(0, ev.lost);
+		if (grows(_metadata, &self->nl, &self->env, NULL, len, NULL, &fits))
 			whole = len;
-			fits = strlen(ref.rec[0].text);
-		} else {
-			EXPECT_LE(1, ev.lost);
+		else
 			cut = len;
-		}
-		event_free(&ref);
-		event_free(&ev);
 	}
 	ASSERT_NE(0, whole) {
 		TH_LOG("even a record with a 300-byte path grew");
@@ -769,26 +807,20 @@ TEST_F(fault, no_memory_to_grow_drops_fields_counted)
 	while (hi - lo > 1) {
 		int mid = (lo + hi) / 2;
 
-		fault_access(_metadata, &self->nl, &self->env, "bisect",
-			     FAULT_NONE, mid, &ref);
-		fault_access(_metadata, &self->nl, &self->env, "bisect",
-			     FAULT_EXPAND, mid, &ev);
-		EXPECT_TRUE(fields_dropped(&ref, &ev));
-		if (same_avc(&ref, &ev)) {
-			EXPECT_EQ(0, ev.lost);
+		if (grows(_metadata, &self->nl, &self->env, NULL, mid, NULL, &fits))
 			lo = mid;
-			fits = strlen(ref.rec[0].text);
-		} else {
-			EXPECT_LE(1, ev.lost);
+		else
 			hi = mid;
-		}
-		event_free(&ref);
-		event_free(&ev);
 	}
 	printf("# fault: expand: the longest AVC record that fits its first buffer: %d bytes\n",
 	       fits);
 	/* nlmsg_new(AUDIT_BUFSIZ): at least AUDIT_BUFSIZ (1024) bytes */
 	EXPECT_LE(1023, fits);
+	ASSERT_LE(hi + 100, MAX_PATH_LEN);
+	EXPECT_TRUE(grows(_metadata, &self->nl, &self->env, "expand",
+			  lo - 100, "longest-100", &f));
+	EXPECT_FALSE(grows(_metadata, &self->nl, &self->env, "expand",
+			   hi + 100, "longest+101", &f));
 }
 
 /*
@@ -803,10 +835,10 @@ TEST_F(fault, no_memory_to_format_logs_no_memory)
 	ASSERT_TRUE(self->ready);
 	for (i = 0; i < NSOME; i++) {
 		fault_access(_metadata, &self->nl, &self->env, "format",
-			     FAULT_NONE, some_lens[i], &ref);
+			     FAULT_NONE, some_lens[i], NULL, &ref);
 		expect_whole_event(_metadata, &ref, some_lens[i]);
 		fault_access(_metadata, &self->nl, &self->env, "format",
-			     FAULT_FORMAT, some_lens[i], &ev);
+			     FAULT_FORMAT, some_lens[i], NULL, &ev);
 		ASSERT_EQ(ref.nrec, ev.nrec);
 		ASSERT_EQ(AUDIT_AVC, ev.rec[0].type);
 		EXPECT_TRUE(audit_field_is(&ev.rec[0], "path", "<no_memory>") &&
