@@ -185,6 +185,7 @@ for b in $BASES; do
 				for p in $crash; do
 					[ -z "${TESTS:-}" ] || case " $TESTS " in *" $p "*) ;; *) continue ;; esac
 					log=$LOGS/$b-$v$S-selftests-crash-$p.log
+					rm -f "$log"	# never read an earlier run's
 					if LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" selftests \
 						harness.tests=$p >/dev/null 2>&1; then
 						line="$b/$v$S ($p): 0 passed, 1 failed, 0 skipped
@@ -226,6 +227,7 @@ $(echo "$before" | sed '$d')"
 			case "$boot" in alone-*)
 				case " $(echo $warns) " in *" ${boot#alone-} "*) allow=kernel/audit ;; esac
 			esac
+			rm -f "$log"
 			ALLOW_WARN=$allow LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" selftests $args \
 				${progs:+harness.tests=$(echo $progs | tr ' ' ',')}
 			rc=$?
@@ -234,16 +236,18 @@ $(echo "$before" | sed '$d')"
 				continue
 			fi
 			line=$("$TOP/scripts/tap-summary.sh" "$log" "$label" "$xfail")
-			# the LSM variant exists for lsm_test: none of its tests
-			# may skip there, and the enforcing boot must enforce
-			if [ "${LSM:-0}" = 1 ] && grep -aqx "HARNESS-TEST lsm_test" "$log"; then
-				sk=$(awk '$0 == "HARNESS-TEST lsm_test" { on = 1; next }
-					/^HARNESS-TEST-END lsm_test/ { on = 0 }
+			# the LSM variant exists for lsm_test and fault_test: none
+			# of their tests may skip there, and the enforcing boot
+			# must enforce
+			for lp in lsm_test fault_test; do
+				[ "${LSM:-0}" = 1 ] && grep -aqx "HARNESS-TEST $lp" "$log" || continue
+				sk=$(awk -v p="$lp" '$0 == "HARNESS-TEST " p { on = 1; next }
+					$0 ~ "^HARNESS-TEST-END " p { on = 0 }
 					on && /^ok [0-9]+ .*# SKIP/' "$log")
 				[ -z "$sk" ] || line="$line
-  FAIL lsm_test skipped on the LSM variant: $(echo "$sk" | head -1)"
-				[ -z "$sk" ] || problems="$problems $label:lsm_test-skipped"
-			fi
+  FAIL $lp skipped on the LSM variant: $(echo "$sk" | head -1)"
+				[ -z "$sk" ] || problems="$problems $label:$lp-skipped"
+			done
 			if [ "$boot" = enforcing ] && ! grep -aq "SELinux: harness policy loaded, enforcing=1" "$log"; then
 				line="$line
   FAIL the enforcing boot did not enforce (${log#$TOP/})"
@@ -269,6 +273,7 @@ $(echo "$before" | sed '$d')"
 		[ "$v" = patched ] && [ "${HYGIENE:-1}" = 1 ] && [ -z "${TESTS:-}" ] || continue
 		label="$b/$v$S (hygiene)"
 		log=$LOGS/$b-$v$S-selftests-hygiene.log
+		rm -f "$log"
 		LOG=$log "$TOP/scripts/qemu-run.sh" "$b" "$v" hygiene
 		rc=$?
 		if [ $rc = 3 ] || [ ! -f "$log" ]; then
@@ -289,10 +294,14 @@ $(echo "$before" | sed '$d')"
 	fb=$LOGS/$b-base$S-selftests.log fp=$LOGS/$b-patched$S-selftests.log
 	if [[ " $vs " == *" base "* && " $vs " == *" patched "* ]] &&
 	   [[ -z "${TESTS:-}" || " $TESTS " == *" fault_test "* ]] &&
-	   [ -f "$fp" ] && grep -aq "^# fault: " "$fp"; then
+	   { [ "${LSM:-0}" = 1 ] || grep -aqs "^# fault: " "$fp"; }; then
 		label="$b$S fault_test base = patched"
 		fd=$BUILD/fault-diff-$b$S.txt
-		if [ -f "$fb" ] && diff <(grep -a "^# fault: " "$fb") <(grep -a "^# fault: " "$fp") > "$fd"; then
+		if ! grep -aqs "^# fault: " "$fp"; then
+			line="$label: 0 passed, 1 failed, 0 skipped
+  FAIL fault_test printed no records on the patched kernel (${fp#$TOP/})"
+			tf=$((tf + 1))
+		elif [ -f "$fb" ] && diff <(grep -a "^# fault: " "$fb") <(grep -a "^# fault: " "$fp") > "$fd"; then
 			line="$label: 1 passed, 0 failed, 0 skipped
   (the same $(grep -ac "^# fault: .* type=" "$fp") records and losses under failslab)"
 			tp=$((tp + 1))
@@ -364,6 +373,7 @@ $(head -6 "$fd" | cut -c1-300 | sed 's/^/    /')"
 			continue
 		fi
 		log=$LOGS/$b-mutant$S-selftests-$m.log
+		rm -f "$log"
 		LOG=$log "$TOP/scripts/qemu-run.sh" "$b" mutant selftests \
 			harness.tests=$p >/dev/null 2>&1
 		out=$("$TOP/scripts/tap-summary.sh" "$log" "$label" "")

@@ -1105,10 +1105,12 @@ int audit_kmsg_from_now(void)
 bool audit_kmsg_reports(int fd, char *line, size_t size)
 {
 	static const char *const marks[] = {
-		"BUG:", "BUG ", "KASAN", "double-free", "Object already free",
-		"Oops", "general protection", "WARNING:",
+		"BUG:", ";BUG ", "KASAN", "UBSAN:", "double-free",
+		"Object already free", "Oops", "general protection", "WARNING:",
+		"Call Trace:", "INFO: task ",
 	};
-	char buf[8192];		/* a /dev/kmsg record is at most 8 KiB */
+	/* a /dev/kmsg record (at most 8 KiB): "level,seq,time,flags;text" */
+	char buf[8192];
 	unsigned int i;
 	ssize_t n;
 
