@@ -134,19 +134,6 @@ struct fault_event {
 	long lost;
 };
 
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	int ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static int read_str(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -712,6 +699,21 @@ static void expect_whole_event(struct __test_metadata *_metadata,
 	}
 }
 
+/*
+ * The same access at @len twice: without failures (@ref, which must be
+ * whole) and failing as @mode says (@ev).
+ */
+static void ref_and_fault(struct __test_metadata *_metadata,
+			  struct audit_nl *nl, struct fault_env *env,
+			  const char *what, enum fault_mode mode, int len,
+			  const char *shown_len, struct fault_event *ref,
+			  struct fault_event *ev)
+{
+	fault_access(_metadata, nl, env, what, FAULT_NONE, len, shown_len, ref);
+	expect_whole_event(_metadata, ref, len);
+	fault_access(_metadata, nl, env, what, mode, len, shown_len, ev);
+}
+
 static const int some_lens[] = { 300, 1500, 3000 };
 #define NSOME	(sizeof(some_lens) / sizeof(*some_lens))
 
@@ -744,11 +746,8 @@ TEST_F(fault, no_record_buffer_loses_the_event_counted)
 
 	ASSERT_TRUE(self->ready);
 	for (i = 0; i < NSOME; i++) {
-		fault_access(_metadata, &self->nl, &self->env, "start",
-			     FAULT_NONE, some_lens[i], NULL, &ref);
-		expect_whole_event(_metadata, &ref, some_lens[i]);
-		fault_access(_metadata, &self->nl, &self->env, "start",
-			     FAULT_START, some_lens[i], NULL, &ev);
+		ref_and_fault(_metadata, &self->nl, &self->env, "start",
+			      FAULT_START, some_lens[i], NULL, &ref, &ev);
 		EXPECT_EQ(0, ev.nrec) {
 			TH_LOG("len=%d: %d record(s) of the child, the first: %s",
 			       some_lens[i], ev.nrec,
@@ -824,9 +823,8 @@ static bool grows(struct __test_metadata *_metadata, struct audit_nl *nl,
 	struct fault_event ref, ev;
 	bool whole;
 
-	fault_access(_metadata, nl, env, what, FAULT_NONE, len, shown_len, &ref);
-	expect_whole_event(_metadata, &ref, len);
-	fault_access(_metadata, nl, env, what, FAULT_EXPAND, len, shown_len, &ev);
+	ref_and_fault(_metadata, nl, env, what, FAULT_EXPAND, len, shown_len,
+		      &ref, &ev);
 	EXPECT_TRUE(fields_dropped(&ref, &ev)) {
 		TH_LOG("len=%d without failures: %s", len,
 		       ref.nrec ? ref.rec[0].text : "(no record)");
@@ -906,11 +904,8 @@ TEST_F(fault, no_memory_to_format_logs_no_memory)
 
 	ASSERT_TRUE(self->ready);
 	for (i = 0; i < NSOME; i++) {
-		fault_access(_metadata, &self->nl, &self->env, "format",
-			     FAULT_NONE, some_lens[i], NULL, &ref);
-		expect_whole_event(_metadata, &ref, some_lens[i]);
-		fault_access(_metadata, &self->nl, &self->env, "format",
-			     FAULT_FORMAT, some_lens[i], NULL, &ev);
+		ref_and_fault(_metadata, &self->nl, &self->env, "format",
+			      FAULT_FORMAT, some_lens[i], NULL, &ref, &ev);
 		ASSERT_EQ(ref.nrec, ev.nrec);
 		ASSERT_EQ(AUDIT_AVC, ev.rec[0].type);
 		EXPECT_TRUE(audit_field_is(&ev.rec[0], "path", "<no_memory>") &&

@@ -107,18 +107,24 @@ static inline bool denied_context(char *denied, size_t size)
 	return true;
 }
 
-/* Enter the context @ctx (the denied domain); 0 or -errno. */
-static inline int enter_context(const char *ctx)
+/* Write @val to @path in one write(); 0 or -errno. */
+static inline int write_str(const char *path, const char *val)
 {
-	int fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	int ret = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (write(fd, ctx, strlen(ctx)) != (ssize_t)strlen(ctx))
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+/* Enter the context @ctx (the denied domain); 0 or -errno. */
+static inline int enter_context(const char *ctx)
+{
+	return write_str("/proc/self/attr/current", ctx);
 }
 
 /* The integer in a selinuxfs file (enforce), or -1. */
@@ -140,17 +146,10 @@ static inline int selinuxfs_int(const char *name)
 static inline int selinuxfs_set_int(const char *name, int val)
 {
 	char path[64], buf[16];
-	int fd, len, ret = 0;
 
 	snprintf(path, sizeof(path), SELINUXFS "/%s", name);
-	len = snprintf(buf, sizeof(buf), "%d", val);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, len) != len)
-		ret = -errno;
-	close(fd);
-	return ret;
+	snprintf(buf, sizeof(buf), "%d", val);
+	return write_str(path, buf);
 }
 
 #endif /* _AUDIT_SELFTEST_SELINUX_H */
