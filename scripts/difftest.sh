@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # difftest.sh BASE: the differential record test. Boots kernel A (DIFF_A,
 # default base) and kernel B (DIFF_B, default patched) of BASE, runs the same
-# seeds of difftest/audit-difftest.c on both and compares the transcripts
+# seeds of the guest program (difftest/*.c) on both and compares the transcripts
 # (rule set, syscall results and every normalised record) seed by seed.
 # A difference fails the run and is reported with the seed, the rule set,
 # the trace step and both records (the differing seeds are rerun on both

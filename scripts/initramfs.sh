@@ -66,6 +66,7 @@ info "$BASE: building the differential test's guest program"
 mkdir -p "$BDIR/difftest$ASUF"
 "${CROSS}gcc" -O2 -static -Wall -isystem "$HDR/include" -I "$KSRC/tools/testing/selftests/audit" \
 	-o "$BDIR/difftest$ASUF/audit-difftest" "$TOP/difftest/audit-difftest.c" \
+	"$TOP/difftest/emit.c" "$TOP/difftest/gen.c" "$TOP/difftest/run.c" \
 	"$KSRC/tools/testing/selftests/audit/audit_common.c"
 
 info "$BASE: assembling initramfs"
