@@ -391,6 +391,36 @@ bool harness_error;
  * records of an event keeps them apart, as the kernel queued them. kauditd's
  * own bookkeeping and the markers (USER) are skipped.
  */
+/* a native fork, clone, vfork or clone3 that made a task (exit=its pid) */
+static bool is_fork_record(const struct audit_record *r)
+{
+	const char *s = audit_field(r, "syscall");
+	const char *arch = audit_field(r, "arch");
+	const char *exit = audit_field(r, "exit");
+	int nr = s ? atoi(s) : -1;
+
+	if (r->type != AUDIT_SYSCALL || !exit || atol(exit) <= 0 ||
+	    (arch && strtoul(arch, NULL, 16) != AUDIT_ARCH_NATIVE))
+		return false;
+	return nr == SYS_clone ||
+#ifdef SYS_fork
+	       nr == SYS_fork || nr == SYS_vfork ||
+#endif
+	       nr == SYS_clone3;
+}
+
+/* the not yet emitted fork record after record @from that made task @pid */
+static int later_fork(int from, int m, const char *pid, const bool *done)
+{
+	int k;
+
+	for (k = from + 1; k < m; k++)
+		if (!done[k] && is_fork_record(&nl.rec[k]) &&
+		    !strcmp(audit_field(&nl.rec[k], "exit"), pid))
+			return k;
+	return -1;
+}
+
 static void emit_events(int m)
 {
 	const char **pid = calloc(m + 1, sizeof(*pid));
@@ -407,6 +437,20 @@ static void emit_events(int m)
 	for (i = 0; i < m; i++) {
 		if (done[i] || nl.rec[i].type == AUDIT_USER)
 			continue;
+		/*
+		 * a task's first record comes after the event of the fork that
+		 * made it: the kernel logs the parent's fork at its syscall
+		 * exit, before or after the child's first records as the two
+		 * are scheduled, which differs between two kernels as their
+		 * instruction counts do
+		 */
+		k = pid[i] ? later_fork(i, m, pid[i], done) : -1;
+		for (j = k; k >= 0 && j < m; j++)
+			if (!done[j] && nl.rec[j].serial == nl.rec[k].serial &&
+			    nl.rec[j].type != AUDIT_USER) {
+				emit_record(&nl.rec[j]);
+				done[j] = true;
+			}
 		emit_record(&nl.rec[i]);
 		done[i] = true;
 		if (!pid[i])
