@@ -41,7 +41,11 @@
 #   make initramfs       busybox + selftests + bench + auditctl
 #   make boot            boot one kernel and run RUN=selftests|bench|shell
 #   make export          prepared tree's commits -> patches/BASE/
-#   make series          the series as mails, selftests included -> build/series/BASE/
+#   make series          the series as mails, selftests included, and the
+#                        audit-testsuite's tests -> build/series/BASE/
+#   make testsuite-guest the Debian guest and mainline kernels (base and
+#                        patched) the audit-testsuite runs on
+#                        (Documentation/audit-testsuite.md)
 #   make apply KSRC=dir  apply the matching series to your own tree
 #   make clean           remove build/ (keeps the ccache)
 
@@ -52,7 +56,7 @@ SHELL := /bin/bash
 S := scripts
 
 .PHONY: all deps prepare kernel kernels initramfs boot test test-all bench check check-all difftest profile \
-	export series apply clean help
+	export series apply clean help testsuite-guest
 
 all: bench
 
@@ -73,6 +77,13 @@ kernels: prepare
 
 initramfs: prepare
 	@$(S)/initramfs.sh $(BASE)
+
+testsuite-guest: prepare
+	@$(S)/testsuite-image.sh
+	@for v in base patched; do \
+		SUFFIX=-testsuite KCONFIG_BASE=defconfig FRAGMENTS=Kconfig/testsuite.config \
+			$(S)/build-kernel.sh mainline $$v || exit 1; \
+	done
 
 boot: kernel initramfs
 	@$(S)/qemu-run.sh $(BASE) $(VARIANT) $(RUN) $(ARGS)

@@ -15,6 +15,9 @@
 # FRAGMENTS="file ..." merges extra fragments (e.g. Kconfig/debug.config).
 # KCONFIG_BASE=distro starts from Debian's configuration of the release
 # (kernel/BASE.conf's DISTRO_PKG) instead of tinyconfig (make bench CONFIG=distro).
+# KCONFIG_BASE=defconfig starts from defconfig + kvm_guest.config (the
+# audit-testsuite kernel, Kconfig/testsuite.config); where the result has
+# modules, they are built too and installed in OUT/modules/lib/modules/.
 set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-}"
@@ -61,8 +64,12 @@ OUT=${KBUILD_OUT:-$BDIR/$VARIANT${SUFFIX:-}}
 mkdir -p "$OUT"
 
 frags="$TOP/Kconfig/base.config $TOP/Kconfig/$ARCH.config $TOP/Kconfig/audit.config"
-# Debian's configuration has what base.config gives tinyconfig
-[ "${KCONFIG_BASE:-tiny}" = distro ] && frags="$TOP/Kconfig/audit.config"
+# Debian's configuration and defconfig have what base.config gives tinyconfig
+case "${KCONFIG_BASE:-tiny}" in
+tiny) ;;
+distro | defconfig) frags="$TOP/Kconfig/audit.config" ;;
+*) die "KCONFIG_BASE=${KCONFIG_BASE}: tiny, distro or defconfig" ;;
+esac
 [ -f "$TOP/tools/testing/selftests/audit/config" ] &&
 	frags="$frags $TOP/tools/testing/selftests/audit/config"
 for f in ${FRAGMENTS:-}; do
@@ -85,6 +92,10 @@ if [ ! -f "$OUT/.config" ] || [ "$(cat "$OUT/.fragments.sum" 2>/dev/null)" != "$
 		info "$BASE/$VARIANT: configuring (${dcfg#$OUT/distro-pkg/} of $DISTRO_PKG +$(for f in $frags; do printf ' %s' "${f#$TOP/}"; done))"
 		cp "$dcfg" "$OUT/.config"
 		rm -rf "$OUT/distro-pkg"
+	elif [ "${KCONFIG_BASE:-tiny}" = defconfig ]; then
+		info "$BASE/$VARIANT: configuring (defconfig kvm_guest.config +$(for f in $frags; do printf ' %s' "${f#$TOP/}"; done))"
+		kmake -C "$SRC" O="$OUT" defconfig kvm_guest.config >"$LOGS/$BASE-$VARIANT-config.log" 2>&1 ||
+			{ cat "$LOGS/$BASE-$VARIANT-config.log" >&2; die "$BASE/$VARIANT: make defconfig kvm_guest.config failed"; }
 	else
 		info "$BASE/$VARIANT: configuring (tinyconfig +$(for f in $frags; do printf ' %s' "${f#$TOP/}"; done))"
 		kmake -C "$SRC" O="$OUT" tinyconfig >"$LOGS/$BASE-$VARIANT-config.log" 2>&1 ||
@@ -118,5 +129,14 @@ blog=$LOGS/$BASE-$VARIANT${SUFFIX:-}-build.log
 if ! kmake -C "$SRC" O="$OUT" "$KTARGET" >"$blog" 2>&1; then
 	grep -E -B2 -A6 "error:|Error [0-9]" "$blog" | head -60 >&2
 	die "$BASE/$VARIANT: kernel build failed (full log: ${blog#$TOP/})"
+fi
+if grep -q '^CONFIG_MODULES=y' "$OUT/.config"; then
+	need depmod
+	rm -rf "$OUT/modules"
+	if ! kmake -C "$SRC" O="$OUT" modules >>"$blog" 2>&1 ||
+	   ! kmake -C "$SRC" O="$OUT" INSTALL_MOD_PATH="$OUT/modules" modules_install >>"$blog" 2>&1; then
+		grep -E -B2 -A6 "error:|Error [0-9]" "$blog" | head -60 >&2
+		die "$BASE/$VARIANT: building or installing the modules failed (full log: ${blog#$TOP/})"
+	fi
 fi
 info "$BASE/$VARIANT: built in $(( $(date +%s) - start ))s: ${OUT#$TOP/}/$KIMAGE"

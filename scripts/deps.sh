@@ -7,6 +7,7 @@ set -eu
 PKGS="qemu-system-x86 qemu-utils quilt sparse coccinelle checkpolicy busybox-static liburing-dev
 flex bison bc libelf-dev libssl-dev ccache cpio xz-utils gnuplot-nox git make gcc
 libc6-dev perl python3 python3-ply python3-git git-email libmailtools-perl dpkg-dev kmod rsync file
+debootstrap e2fsprogs
 gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu gcc-arm-linux-gnueabihf qemu-system-arm
 libc6-dev-arm64-cross libc6-dev-riscv64-cross libc6-dev-armhf-cross"
 
