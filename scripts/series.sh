@@ -10,8 +10,10 @@
 # of the submissions it comes after (AFTER), and only those, as
 # prerequisite-patch-id: (b4 reads them);
 # To/Cc from the tree's scripts/get_maintainer.pl for what the submission
-# touches. Prints the git send-email commands in the order they must go,
-# with what each one waits for.
+# touches. Then the audit-testsuite's tests of the series
+# (patches/audit-testsuite/), to the audit maintainers and list. Prints the
+# git send-email commands in the order they must go, with what each one
+# waits for.
 #
 # A backport base: what goes to stable for it. patches/BASE/stable-request
 # names the base's backports of the mainline fixes tagged for stable whose
@@ -244,5 +246,35 @@ PY
 done < "$subs"
 [ "$covered" = "$npatch" ] ||
 	die "patches/$BASE/submissions covers patches 1-$covered of the $npatch in the series"
+
+# The audit-testsuite's tests of the fixes (patches/audit-testsuite/): a
+# series of its own, against the suite's upstream commit its cover letter
+# names (base-commit:), in the order of patches/audit-testsuite/series,
+# to the audit maintainers and list; it goes after the kernel submissions
+# whose changelogs name its tests.
+tsdir=$TOP/patches/audit-testsuite
+if [ -f "$tsdir/series" ]; then
+	i=$((i + 1))
+	dir=$out/$(printf %02d "$i")-audit-testsuite
+	mkdir -p "$dir"
+	[ -f "$tsdir/0000-cover-letter.patch" ] || die "patches/audit-testsuite/0000-cover-letter.patch is missing"
+	cp "$tsdir/0000-cover-letter.patch" "$dir/"
+	n=0
+	while read -r f; do
+		case "$f" in ''|'#'*) continue ;; esac
+		[ -f "$tsdir/$f" ] || die "patches/audit-testsuite/series names $f, which is missing"
+		cp "$tsdir/$f" "$dir/"
+		n=$((n + 1))
+	done < "$tsdir/series"
+	grep -q "^base-commit: [0-9a-f]\{40\}$" "$dir/0000-cover-letter.patch" ||
+		die "patches/audit-testsuite/0000-cover-letter.patch names no base-commit: (the suite's upstream commit)"
+	sign "$dir"/*.patch
+	to=$(gm --no-l -f kernel/audit.c)
+	# the suite's own list is the audit list; LKML does not take its patches
+	cc=$(gm "--no-m --no-r" -f kernel/audit.c | tr ',' '\n' | grep -v 'linux-kernel@vger' | paste -sd, -)
+	echo
+	echo "$i. audit-testsuite: $n patch(es) for github.com/linux-audit/audit-testsuite, after the kernel submissions"
+	send_cmd "$dir" "$to" "$cc"
+fi
 echo
 info "$BASE: $i submission(s) in ${out#$TOP/}"
