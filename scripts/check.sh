@@ -160,6 +160,9 @@ for b in $BASES; do
 		git -C "$KSRC" worktree add -q --detach "$am" base
 		amok=1
 		for d in "$BUILD/series/$b"/*/; do
+			# the audit-testsuite's submission applies to the suite, not to
+			# the kernel (its cover letter names the suite's base-commit:)
+			case "$d" in *-audit-testsuite/) continue ;; esac
 			for m in "$d"0*.patch; do
 				case "$m" in *0000-cover-letter.patch) continue ;; esac
 				if ! git -C "$am" -c user.name=check -c user.email=check@example.org \
@@ -170,6 +173,15 @@ for b in $BASES; do
 					break 2
 				fi
 			done
+		done
+		for d in "$BUILD/series/$b"/*-audit-testsuite/; do
+			[ -d "$d" ] || continue
+			if grep -q '^base-commit: [0-9a-f]\{40\}$' "$d/0000-cover-letter.patch" 2>/dev/null &&
+			   [ "$(ls "$d"0*.patch | grep -vc 0000-cover-letter)" -gt 0 ]; then
+				ok "$b: $(basename "$d"): $(ls "$d"0*.patch | grep -vc 0000-cover-letter) patch(es) for the suite, its cover letter naming the suite's base-commit:"
+			else
+				bad "$b: $(basename "$d"): no patches, or its cover letter names no base-commit:"
+			fi
 		done
 		if [ $amok = 1 ]; then
 			if git -C "$am" diff --quiet HEAD "$(git -C "$KSRC" rev-parse HEAD)"; then
