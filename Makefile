@@ -21,9 +21,11 @@
 #                        lockdep; make test ARCH=x86_64 IA32=1: the IA32
 #                        variant's first part alone)
 #   make bench           base vs patched, instructions/op, table and plot
-#                        (O2=1, CONFIG=distro, ARCH=arm64; WORKLOAD=srctree:
-#                        a source tree unpacked, walked and configured as a
-#                        logged-in user with auditd writing its log;
+#                        (REF=pN, CMP=pN: the first N patches instead of
+#                        base, of patched; O2=1, CONFIG=distro, ARCH=arm64;
+#                        WORKLOAD=srctree: a source tree unpacked, walked
+#                        and configured as a logged-in user with auditd
+#                        writing its log;
 #                        WORKLOAD=throughput: recorded events to auditd;
 #                        WORKLOAD=rulesize: 1 to 1000 rules; WORKLOAD=ebpf
 #                        with CONFIG=distro: an eBPF hook on sys_enter/

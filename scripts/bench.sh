@@ -3,7 +3,8 @@
 # bench.sh BASE: build the base and patched kernels of BASE, boot each under
 # QEMU TCG with -icount shift=0,sleep=off (guest ns = guest instructions) once
 # per audit configuration, run bench/audit-bench's workloads, and report
-# instructions/op: base and patched, ratio to audit=0, patched/base.
+# instructions/op: base and patched, ratio to audit=0, patched/base (REF=
+# and CMP=, below, choose other kernels).
 # Output: a table on stdout, build/bench/BASE.csv, build/bench/BASE.svg.
 # O2=1: kernels built at -O2, as distributions build them (Kconfig/o2.config;
 # build/BASE/VARIANT-o2, build/bench/BASE-o2.*); the default tinyconfig
@@ -40,8 +41,13 @@
 # audit with no rules and with Debian's STIG rules (BASE-distro-ebpf.*;
 # the ring's events taken and lost: BASE-distro-ebpf-bpfstat.csv).
 # CONFIGS= and WORKLOADS= choose; REF=pN compares against the first N patches
-# of the series instead of the base (to measure one patch: REF=p2 on 6.1
-# is the base plus the two backports).
+# of the series instead of the base (REF=p3 on 6.1: the base, the io_uring
+# fix and the two performance backports). CMP=pN is the kernel compared with
+# REF instead of the whole series: the first N patches, N greater than
+# REF's (REF=p21 CMP=p23: what patches 22 and 23 change). Its results are
+# named BASE...-REF-CMP.* (build/bench/mainline-rulesize-p21-p23.csv) and
+# its table and plot say pN where they say "patched"; "builtin" runs on it
+# only when it has the series' built-in rule (audit_never_task=).
 set -eu
 . "$(dirname "$0")/lib.sh"
 load_base "${1:-$PRIMARY_BASE}"
@@ -91,22 +97,47 @@ fi
 # too; under -icount ...,sleep=off an idle guest's wait costs no host time.
 [ "${KCONFIG_BASE:-tiny}" = distro ] && SETTLE=${SETTLE:-10}
 SETTLE=${SETTLE:-0}
+REF=${REF:-base}
+case "$REF" in base|p[0-9]*) ;; *) die "REF=$REF: use base or pN" ;; esac
+# CMP: the kernel compared with REF, the whole series unless CMP=pN
+CMP=${CMP:-patched}
+case "$CMP" in
+patched) ;;
+base) die "CMP=base: CMP is the kernel compared with REF, which has patches REF has not: use CMP=pN or leave CMP unset (the whole series)" ;;
+p|p*[!0-9]*) die "CMP=$CMP: use patched (the default) or pN, the first N patches" ;;
+p*)
+	[ "$CMP" != "$REF" ] || die "CMP=$CMP is the REF kernel: CMP must have more patches than REF=$REF"
+	[ "${CMP#p}" -gt 0 ] || die "CMP=$CMP is the base: use pN with N > 0"
+	case "$REF" in p*)
+		[ "${CMP#p}" -gt "${REF#p}" ] ||
+			die "CMP=$CMP: CMP must have more patches than REF=$REF (N greater than ${REF#p})" ;;
+	esac ;;
+*) die "CMP=$CMP: use patched (the default) or pN, the first N patches" ;;
+esac
+# a sub-range of the series: results under a name of their own, which a
+# run of the whole series does not overwrite
+[ "$CMP" = patched ] || name=$name-$REF-$CMP
+# has_builtin VARIANT: true when VARIANT's kernel has the series' built-in
+# rule (audit_never_task=): the whole series has it, REF is taken not to,
+# a CMP=pN kernel has it from the patch that adds it on
+has_builtin() {
+	[ "$1" != "$REF" ] || return 1
+	[ "$1" != patched ] || return 0
+	grep -q ' audit_never_task_setup' "$BDIR/$1${SUFFIX:-}/System.map" 2>/dev/null
+}
 out=$BUILD/bench
 mkdir -p "$out"
 csv=$out/$name.csv
-
-REF=${REF:-base}
-case "$REF" in base|p[0-9]*) ;; *) die "REF=$REF: use base or pN" ;; esac
 # REPORT=1: only redo the table and plot from the last run's CSV
 if [ "${REPORT:-0}" != 1 ]; then
 # NOBUILD=1: boot the kernels and the initramfs as they are (while the
 # one tree builds other kernels)
 if [ "${NOBUILD:-0}" != 1 ]; then
 	"$TOP/scripts/prepare.sh" "$BASE"
-	for v in $REF patched; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
+	for v in $REF $CMP; do "$TOP/scripts/build-kernel.sh" "$BASE" "$v"; done
 fi
 case " $CONFIGS " in *" bpfempty "*|*" bpfring "*)
-	for v in $REF patched; do
+	for v in $REF $CMP; do
 		for o in CONFIG_BPF_SYSCALL CONFIG_FTRACE_SYSCALLS CONFIG_BPF_EVENTS; do
 			grep -q "^$o=y" "$BDIR/$v${SUFFIX:-}/.config" ||
 				die "bench: bpfempty and bpfring need $o=y, which $BASE/$v${SUFFIX:-} has not (CONFIG=distro has it)"
@@ -114,6 +145,10 @@ case " $CONFIGS " in *" bpfempty "*|*" bpfring "*)
 	done ;;
 esac
 [ "${NOBUILD:-0}" = 1 ] || "$TOP/scripts/initramfs.sh" "$BASE"
+case " $CONFIGS " in *" builtin "*)
+	[ "$CMP" = patched ] || has_builtin "$CMP" ||
+		info "bench: $BASE/$CMP${SUFFIX:-} has not the series' built-in rule (audit_never_task=): builtin runs on neither kernel" ;;
+esac
 
 echo "base,variant,config,workload,rep,iters,instr_per_op" > "$csv"
 echo "base,variant,config,workload,rep,lost,backlog_wait_time_actual" > "$out/$name-auditstat.csv"
@@ -133,9 +168,10 @@ cfg_extra() {
 	esac
 }
 for c in $CONFIGS; do
-	for v in $REF patched; do
-		# the reference kernel may not have the built-in rule
-		[ "$c" = builtin ] && [ "$v" = "$REF" ] && continue
+	for v in $REF $CMP; do
+		# the reference kernel may not have the built-in rule, nor a
+		# CMP=pN kernel from before the patch that adds it
+		[ "$c" = builtin ] && ! has_builtin "$v" && continue
 		info "bench $BASE/$v $c: $(bench_cfg_args "$c")"
 		log=$LOGS/$BASE-$v${SUFFIX:-}-bench-$c.log
 		extra=$(cfg_extra "$c")
@@ -194,7 +230,7 @@ rm -f "$stalled"
 # (not in a WORKLOAD preset's run)
 case "${STALLED:-1}: $CONFIGS " in "1:"*" match "*)
 	echo "base,variant,workload,rep,records,rmem_alloc,rcvbuf,lost" > "$stalled"
-	for v in $REF patched; do
+	for v in $REF $CMP; do
 		log=$LOGS/$BASE-$v${SUFFIX:-}-bench-stalled.log
 		info "bench $BASE/$v match, stalled daemon"
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
@@ -226,7 +262,7 @@ else
 fi
 if [ -n "$RULE_COUNTS" ]; then
 	echo "base,variant,rules,rep,load,add,del,flush" > "$ruletimes"
-	for v in $REF patched; do
+	for v in $REF $CMP; do
 		log=$LOGS/$BASE-$v${SUFFIX:-}-bench-rules.log
 		info "bench $BASE/$v rule table: $RULE_COUNTS rules"
 		ICOUNT=1 SMP=1 LOG=$log TIMEOUT=${BENCH_TIMEOUT:-1200} "$TOP/scripts/qemu-run.sh" "$BASE" "$v" bench \
@@ -248,11 +284,11 @@ fi
 wall=$out/$name-wall.csv
 rm -f "$wall"
 # (not for the runs with auditd, which that pass does not start)
-if [ -z "$CROSS" ] && [ -z "$AUDITD" ] && [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" patched)" = kvm ]; then
+if [ -z "$CROSS" ] && [ -z "$AUDITD" ] && [ "$("$TOP/scripts/kvm-probe.sh" "$BASE" "$CMP")" = kvm ]; then
 	echo "base,variant,config,workload,rep,iters,ns_per_op" > "$wall"
 	for c in $CONFIGS; do
-		for v in $REF patched; do
-			[ "$c" = builtin ] && [ "$v" = "$REF" ] && continue
+		for v in $REF $CMP; do
+			[ "$c" = builtin ] && ! has_builtin "$v" && continue
 			extra=$(cfg_extra "$c")
 			log=$LOGS/$BASE-$v${SUFFIX:-}-bench-$c-kvm.log
 			info "bench $BASE/$v $c under KVM (wall clock)"
@@ -269,10 +305,11 @@ fi
 [ -s "$csv" ] || die "no results in ${csv#$TOP/}"
 
 # the table: median (min-max) per workload, configuration and variant
-python3 - "$csv" "$out/$name.table" "$out/$name.dat" "$REF" "$ARCH" <<'PY'
+python3 - "$csv" "$out/$name.table" "$out/$name.dat" "$REF" "$ARCH" "$CMP" <<'PY'
 import csv, os, sys, statistics
 REF = sys.argv[4]
 ARCH = sys.argv[5]
+CMP = sys.argv[6]
 rows = list(csv.DictReader(open(sys.argv[1])))
 data = {}
 for r in rows:
@@ -286,12 +323,12 @@ out = []
 dat = []
 for w in wls:
     out.append(f"\n{w}: guest instructions per operation (median of reps, min-max)")
-    out.append(f"  {'config':<10} {REF:>22} {'x audit=0':>9} {'patched':>22} {'x audit=0':>9} {'patched/' + REF:>12}")
-    ref = {v: med((w, "audit0", v)) for v in (REF, "patched")}
+    out.append(f"  {'config':<10} {REF:>22} {'x audit=0':>9} {CMP:>22} {'x audit=0':>9} {CMP + '/' + REF:>12}")
+    ref = {v: med((w, "audit0", v)) for v in (REF, CMP)}
     for c in cfgs:
         line = f"  {c:<10}"
         vals = {}
-        for v in (REF, "patched"):
+        for v in (REF, CMP):
             m = med((w, c, v))
             if not m:
                 line += f" {'-':>22} {'-':>9}"
@@ -299,7 +336,7 @@ for w in wls:
             vals[v] = m[0]
             r = m[0] / ref[v][0] if ref[v] else float("nan")
             line += f" {m[0]:>10.1f} ({m[1]:.0f}-{m[2]:.0f})".rjust(23) + f" {r:>8.2f}x"
-        pb = vals["patched"] / vals[REF] if len(vals) == 2 else float("nan")
+        pb = vals[CMP] / vals[REF] if len(vals) == 2 else float("nan")
         line += f" {pb:>12.3f}"
         out.append(line)
         # the plot leaves out audit=0 itself (1.0 by definition) and the
@@ -307,7 +344,7 @@ for w in wls:
         if c == "audit0" or w.startswith("sqpoll"):
             continue
         rb = vals.get(REF, 0) / ref[REF][0] if ref[REF] else 0
-        rp = vals.get("patched", 0) / ref["patched"][0] if ref["patched"] else 0
+        rp = vals.get(CMP, 0) / ref[CMP][0] if ref[CMP] else 0
         dat.append(f"{w}:{c} {rb:.3f} {rp:.3f}")
 # With the daemon (WORKLOAD=srctree): the events its log holds, per boot
 # (a warm-up run and the reps), and what the kernel lost
@@ -338,7 +375,7 @@ if os.path.exists(bpfstat):
 # records it, less its cost with audit on and no rules. Throughput of the
 # exec'ing tasks: execs per guest second (10^9 instructions).
 rec = [w for w in ("getppid", "execargs", "openwatch", "execpar2", "execpar8")
-       if all(med((w, c, v)) for c in ("match", "norules") for v in (REF, "patched"))]
+       if all(med((w, c, v)) for c in ("match", "norules") for v in (REF, CMP))]
 if rec:
     st = {}
     stat = sys.argv[1].replace(".csv", "-auditstat.csv")
@@ -349,24 +386,24 @@ if rec:
             st[k] = (l + int(r["lost"]), b + int(r["backlog_wait_time_actual"]))
     out.append("\nrecorded events: instructions per event that the records add (match - norules),"
                "\nrecords lost and backlog waits (ms) in all reps of match")
-    out.append(f"  {'workload':<10} {REF:>10} {'patched':>10} {'patched/' + REF:>12}"
-               f" {'lost ' + REF:>10} {'lost patched':>12} {'waits ' + REF:>10} {'waits patched':>13}")
+    out.append(f"  {'workload':<10} {REF:>10} {CMP:>10} {CMP + '/' + REF:>12}"
+               f" {'lost ' + REF:>10} {'lost ' + CMP:>12} {'waits ' + REF:>10} {'waits ' + CMP:>13}")
     for w in rec:
-        c = {v: med((w, "match", v))[0] - med((w, "norules", v))[0] for v in (REF, "patched")}
-        s = {v: st.get((w, "match", v), ("-", "-")) for v in (REF, "patched")}
-        out.append(f"  {w:<10} {c[REF]:>10.1f} {c['patched']:>10.1f} {c['patched'] / c[REF]:>12.3f}"
-                   f" {s[REF][0]:>10} {s['patched'][0]:>12} {s[REF][1]:>10} {s['patched'][1]:>13}")
+        c = {v: med((w, "match", v))[0] - med((w, "norules", v))[0] for v in (REF, CMP)}
+        s = {v: st.get((w, "match", v), ("-", "-")) for v in (REF, CMP)}
+        out.append(f"  {w:<10} {c[REF]:>10.1f} {c[CMP]:>10.1f} {c[CMP] / c[REF]:>12.3f}"
+                   f" {s[REF][0]:>10} {s[CMP][0]:>12} {s[REF][1]:>10} {s[CMP][1]:>13}")
     if os.path.exists(events):
         out.append("  events per guest second (10^9 instructions) that auditd takes in match:")
         for w in rec:
-            t = {v: 1e9 / med((w, "match", v))[0] for v in (REF, "patched")}
-            out.append(f"  {w:<10} {t[REF]:>10.0f} {t['patched']:>10.0f} {t['patched'] / t[REF]:>12.3f}")
+            t = {v: 1e9 / med((w, "match", v))[0] for v in (REF, CMP)}
+            out.append(f"  {w:<10} {t[REF]:>10.0f} {t[CMP]:>10.0f} {t[CMP] / t[REF]:>12.3f}")
     par = [w for w in rec if w.startswith("execpar")]
     if par:
         out.append("  throughput, execs per guest second with the records (match):")
         for w in par:
-            t = {v: 1e9 / med((w, "match", v))[0] for v in (REF, "patched")}
-            out.append(f"  {w:<10} {t[REF]:>10.0f} {t['patched']:>10.0f} {t['patched'] / t[REF]:>12.3f}")
+            t = {v: 1e9 / med((w, "match", v))[0] for v in (REF, CMP)}
+            out.append(f"  {w:<10} {t[REF]:>10.0f} {t[CMP]:>10.0f} {t[CMP] / t[REF]:>12.3f}")
 # A daemon that stops reading (audit-bench -s): what its socket holds
 stalled = sys.argv[1].replace(".csv", "-stalled.csv")
 if os.path.exists(stalled):
@@ -375,17 +412,17 @@ if os.path.exists(stalled):
         sd.setdefault((r["workload"], r["variant"]), []).append(r)
     out.append("\na daemon that stops reading: records its socket holds (default receive buffer)"
                "\nand bytes charged for them (medians), records lost per rep (mean)")
-    out.append(f"  {'workload':<10} {'rcvbuf':>7} {'records ' + REF:>13} {'patched':>8}"
-               f" {'bytes ' + REF:>11} {'patched':>8} {'lost ' + REF:>10} {'patched':>8}")
+    out.append(f"  {'workload':<10} {'rcvbuf':>7} {'records ' + REF:>13} {CMP:>8}"
+               f" {'bytes ' + REF:>11} {CMP:>8} {'lost ' + REF:>10} {CMP:>8}")
     for w in dict.fromkeys(k[0] for k in sd):
-        g = {v: sd.get((w, v), []) for v in (REF, "patched")}
+        g = {v: sd.get((w, v), []) for v in (REF, CMP)}
         if not all(g.values()):
             continue
         m = {v: (statistics.median(int(r["records"]) for r in g[v]),
                  statistics.median(int(r["rmem_alloc"]) for r in g[v]),
                  statistics.mean(int(r["lost"] or 0) for r in g[v])) for v in g}
-        out.append(f"  {w:<10} {g[REF][0]['rcvbuf']:>7} {m[REF][0]:>13.0f} {m['patched'][0]:>8.0f}"
-                   f" {m[REF][1]:>11.0f} {m['patched'][1]:>8.0f} {m[REF][2]:>10.0f} {m['patched'][2]:>8.0f}")
+        out.append(f"  {w:<10} {g[REF][0]['rcvbuf']:>7} {m[REF][0]:>13.0f} {m[CMP][0]:>8.0f}"
+                   f" {m[REF][1]:>11.0f} {m[CMP][1]:>8.0f} {m[REF][2]:>10.0f} {m[CMP][2]:>8.0f}")
 # The rule table (audit-bench -t): instructions per load, add, delete and
 # flush of N rules
 ruletimes = sys.argv[1].replace(".csv", "-rules.csv")
@@ -397,10 +434,10 @@ if os.path.exists(ruletimes):
     out.append("\nthe rule table: guest instructions to load N compliance-style exit rules one"
                "\nby one (auditctl -R), add one more, delete it, and flush all one by one"
                "\n(auditctl -D); medians of reps")
-    out.append(f"  {'rules':>6} {'op':<6} {REF:>14} {'patched':>14} {'patched/' + REF:>12}")
+    out.append(f"  {'rules':>6} {'op':<6} {REF:>14} {CMP:>14} {CMP + '/' + REF:>12}")
     for n in sorted({k[0] for k in rt}):
         for op in ("load", "add", "del", "flush"):
-            b, p = (statistics.median(rt.get((n, op, v), [0])) for v in (REF, "patched"))
+            b, p = (statistics.median(rt.get((n, op, v), [0])) for v in (REF, CMP))
             out.append(f"  {n:>6} {op:<6} {b:>14.0f} {p:>14.0f} {p / b if b else float('nan'):>12.3f}")
 wall = sys.argv[1].replace(".csv", "-wall.csv")
 if os.path.exists(wall):
@@ -410,7 +447,7 @@ if os.path.exists(wall):
     out.append("\nwall clock, ns/op under KVM (secondary: noisy, host-dependent; median)")
     for w in wls:
         for c in cfgs:
-            vals = [statistics.median(wd[(w, c, v)]) if (w, c, v) in wd else None for v in (REF, "patched")]
+            vals = [statistics.median(wd[(w, c, v)]) if (w, c, v) in wd else None for v in (REF, CMP)]
             out.append(f"  {w:<14} {c:<10} " + " ".join(f"{x:>10.1f}" if x else f"{'-':>10}" for x in vals))
 elif ARCH != "x86_64":
     out.append(f"\nwall clock: not measured; an {ARCH} guest runs under TCG alone on this host,"
@@ -434,7 +471,7 @@ plot() {	# plot TERMINAL FILE
 	gnuplot <<GP
 set terminal $1 size 1800,620 font "sans,11"
 set output "$2"
-set title "Linux $KVER ($built): cost relative to audit=0 (guest instructions/op, log scale), $REF vs patched"
+set title "Linux $KVER ($built): cost relative to audit=0 (guest instructions/op, log scale), $REF vs $CMP"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -444,7 +481,7 @@ set yrange [0.5:*]
 set xtics rotate by -60 scale 0 font ",8"
 set grid ytics
 set key top left
-plot "$out/$name.dat" using 2:xtic(1) title "$REF", '' using 3 title "patched"
+plot "$out/$name.dat" using 2:xtic(1) title "$REF", '' using 3 title "$CMP"
 GP
 }
 plot svg "$out/$name.svg" 2>/dev/null && plot pngcairo "$out/$name.png" 2>/dev/null ||
