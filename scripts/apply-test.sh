@@ -3,7 +3,7 @@
 # apply-test.sh [BASE]: try make apply (scripts/apply.sh) on the trees a
 # kernel developer brings, made from the prepared tree's pristine base
 # (make prepare): a plain tree, a git tree, a git tree whose .gitignore
-# ignores everything (Debian's), one that conflicts with patch 6, one with
+# ignores everything (Debian's), one that conflicts with a patch of the series (the third), one with
 # a dirty tracked file, one without a git identity, a tree that already
 # carries the series and one of a release no series is for. Each must
 # apply all, or stop with its message and leave the tree as it was.
@@ -19,8 +19,11 @@ ok() { pass=$((pass + 1)); echo "  ok   $*"; }
 bad() { fail=$((fail + 1)); echo "  FAIL $*"; }
 A=$TOP/scripts/apply.sh
 count=$(series_patches | wc -w)
-victim=$(series_patches | sed -n 6p)
-# a line that patch 6 removes from its first file, found once there: a
+# the patch to conflict with: one whose first file has a removed line that
+# no patch before it touches (3: a one-line fix, on every base)
+vn=3
+victim=$(series_patches | sed -n ${vn}p)
+# a line that patch $vn removes from its first file, found once there: a
 # tree where it differs conflicts with the patch
 vfile=$(sed -n 's|^+++ b/||p' "$PATCHDIR/$victim" | head -n 1)
 vno=
@@ -69,18 +72,18 @@ if ! "$A" "$t" > "$W/unpinned.log" 2>&1 && grep -q "which no series here is for;
 else
 	bad "a release with no series:"; tail -5 "$W/unpinned.log" | sed 's/^/       /'
 fi
-# 4. a conflicting plain tree: stopped at patch 6, the five before taken
+# 4. a conflicting plain tree: stopped at patch $vn, those before it taken
 # back (every file the series touches as it was, no selftests)
 t=$W/conflict; plain "$t"
 conflict "$t"
 sums() { (cd "$1" && find kernel io_uring include init -type f -print0 | sort -z | xargs -0 md5sum); }
 sums "$t" > "$W/conflict.before"
-if ! "$A" "$t" > "$W/conflict.log" 2>&1 && grep -q "patch 6 of $count" "$W/conflict.log" &&
+if ! "$A" "$t" > "$W/conflict.log" 2>&1 && grep -q "patch $vn of $count" "$W/conflict.log" &&
    grep -q "nothing applied" "$W/conflict.log" && grep -q "local" "$t/$vfile" &&
    sums "$t" | cmp -s - "$W/conflict.before" &&
    [ ! -d "$t/tools/testing/selftests/audit" ] &&
    [ -z "$(find "$t" -name '*.orig' -o -name '*.rej' | head -n 1)" ]; then
-	ok "a conflicting plain tree: stopped at patch 6, the tree as it was"
+	ok "a conflicting plain tree: stopped at patch $vn, the tree as it was"
 else
 	bad "a conflicting plain tree:"; tail -8 "$W/conflict.log" | sed 's/^/       /'
 fi
@@ -111,12 +114,12 @@ git -C "$t" reset -q --hard "$orig"
 conflict "$t"
 git -C "$t" commit -q -am "a local change"
 orig=$(git -C "$t" rev-parse HEAD)
-if ! "$A" "$t" > "$W/gitconf.log" 2>&1 && grep -q "patch 6 of $count" "$W/gitconf.log" &&
+if ! "$A" "$t" > "$W/gitconf.log" 2>&1 && grep -q "patch $vn of $count" "$W/gitconf.log" &&
    grep -q "back at" "$W/gitconf.log" && ! grep -q "git am --continue" "$W/gitconf.log" &&
    [ "$(git -C "$t" rev-parse HEAD)" = "$orig" ] &&
    [ -z "$(git -C "$t" status --porcelain --untracked-files=no)" ] &&
    [ ! -d "$(git -C "$t" rev-parse --git-path rebase-apply)" ]; then
-	ok "a conflicting git tree: stopped at patch 6, back at its own commit"
+	ok "a conflicting git tree: stopped at patch $vn, back at its own commit"
 else
 	bad "a conflicting git tree:"; tail -8 "$W/gitconf.log" | sed 's/^/       /'
 fi
